@@ -1,0 +1,51 @@
+"""What the parsing core makes of one landed record: a change, an ignored record, or a rejection."""
+
+from dataclasses import dataclass
+
+from udfs.reasons import IgnoreClass, Outcome, RecordError
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedRecord:
+    """One landed record, parsed. Exactly one of three shapes, told apart by `outcome`:
+
+    - `change`: a row change (or a truncate) with every field below that the format knows;
+    - `ignored`: a record of a counted ignore class (`ignore_class`), with `row_key` for tombstones;
+    - `quarantine`: `reason` (a stable code) and `detail` (for a person).
+    """
+
+    outcome: str
+    ignore_class: str | None = None
+    reason: str | None = None
+    detail: str | None = None
+    source_format: str | None = None
+    connector: str | None = None
+    source_db: str | None = None
+    source_table: str | None = None
+    op: str | None = None
+    row_key: str | None = None
+    before: str | None = None
+    after: str | None = None
+    unavailable_columns: tuple[str, ...] = ()
+    """Columns of `after` whose value is unknown and keeps the previous one (TOAST, Qlik masks)."""
+    changed_columns: tuple[str, ...] | None = None
+    source_ts_ms: int | None = None
+    event_ts_ms: int | None = None
+    position: str | None = None
+    """Sort key of the source position (see `udfs.positions`)."""
+    source_lsn: int | None = None
+    source_tx_id: str | None = None
+    source_snapshot: str | None = None
+    transaction_id: str | None = None
+    transaction_total_order: int | None = None
+    transaction_data_collection_order: int | None = None
+
+
+def quarantined(error: RecordError) -> ParsedRecord:
+    return ParsedRecord(outcome=Outcome.QUARANTINE.value, reason=error.reason.value, detail=error.detail)
+
+
+def ignored(ignore_class: IgnoreClass, *, row_key: str | None = None, detail: str | None = None) -> ParsedRecord:
+    return ParsedRecord(
+        outcome=Outcome.IGNORED.value, ignore_class=ignore_class.value, row_key=row_key, detail=detail
+    )

@@ -1,0 +1,102 @@
+"""Landed Kafka records: one line of `kcat -C -J` output, or one Spark-Kafka Parquet row.
+
+Both become a `LandedRecord`: the record's identity `(topic, partition, offset)`, its Kafka
+timestamp, headers, and the key and payload as text. Parsing never raises: a line that cannot be a
+record comes back with a quarantine reason instead.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from udfs import json_text
+from udfs.reasons import Reason, RecordError
+
+
+@dataclass(frozen=True, slots=True)
+class LandedRecord:
+    topic: str | None = None
+    partition: int | None = None
+    offset: int | None = None
+    kafka_ts_ms: int | None = None
+    headers: tuple[tuple[str, str | None], ...] = ()
+    key: str | None = None
+    payload: str | None = None
+    reason: str | None = None
+    """Set when the record cannot be used; `detail` then says why."""
+    detail: str | None = None
+
+
+def parse_kcat_line(line: str) -> LandedRecord:
+    """Parse one line in any of the shapes kcat's `-J` mode writes (SPEC §3.1)."""
+    try:
+        return _parse_kcat_line(line)
+    except RecordError as error:
+        return LandedRecord(reason=error.reason.value, detail=error.detail)
+
+
+def decode_kafka_bytes(value: bytes | None, what: str) -> tuple[str | None, str | None]:
+    """UTF-8 text of a Parquet key or value, or `(None, detail)` when it is not text."""
+    if value is None:
+        return None, None
+    try:
+        return bytes(value).decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        return None, f"{what} is not UTF-8: {error}"
+
+
+def _parse_kcat_line(line: str) -> LandedRecord:
+    try:
+        record = json_text.loads(line)
+    except RecordError as error:
+        raise RecordError(Reason.INVALID_LANDING_LINE, f"not JSON: {error.detail}") from None
+    if not isinstance(record, Mapping):
+        raise RecordError(Reason.INVALID_LANDING_LINE, "a kcat line must be a JSON object")
+    topic = record.get("topic")
+    partition = record.get("partition")
+    offset = record.get("offset")
+    if not isinstance(topic, str) or not _is_int(partition) or not _is_int(offset):
+        raise RecordError(Reason.INVALID_LANDING_LINE, "topic, partition and offset are required")
+    landed = LandedRecord(
+        topic=topic,
+        partition=partition,
+        offset=offset,
+        kafka_ts_ms=record.get("ts") if _is_int(record.get("ts")) else None,
+        headers=_headers(record.get("headers")),
+        key=_message_text(record.get("key")),
+        payload=_message_text(record.get("payload")),
+    )
+    errors = [f"{field}: {record[field]}" for field in ("key_error", "payload_error") if record.get(field)]
+    if errors:
+        detail = json_text.shorten("kcat could not deserialise the message; " + "; ".join(errors))
+        return replace(landed, reason=Reason.DESERIALIZATION_ERROR.value, detail=detail)
+    return landed
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _message_text(value: Any) -> str | None:
+    """kcat writes the raw text, or a JSON value when it deserialised Avro itself."""
+    if value is None or isinstance(value, str):
+        return value
+    return json_text.dumps(value)
+
+
+def _headers(value: Any) -> tuple[tuple[str, str | None], ...]:
+    """Headers as a flat `[name, value, ...]` list or as a map `{name: [value, ...]}`."""
+    if isinstance(value, list):
+        names, values = value[0::2], value[1::2]
+        return tuple((str(name), _header_value(item)) for name, item in zip(names, values, strict=False))
+    if isinstance(value, Mapping):
+        pairs: list[tuple[str, str | None]] = []
+        for name, items in value.items():
+            for item in items if isinstance(items, list) else [items]:
+                pairs.append((str(name), _header_value(item)))
+        return tuple(pairs)
+    return ()
+
+
+def _header_value(value: Any) -> str | None:
+    return value if value is None or isinstance(value, str) else json_text.dumps(value)

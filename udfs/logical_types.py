@@ -1,0 +1,156 @@
+"""Decode Kafka Connect / Debezium logical types into the row JSON of SPEC §5.
+
+A value arrives as JsonConverter writes it (an int for a date, base64 for a decimal, ...) next to
+its field schema. Decoding needs the schema: without one (schemas.enable=false) values pass
+through unchanged, because e.g. an int cannot be told apart from a date.
+
+Formats, fixed so that consumers can cast them with Spark directly:
+- dates `YYYY-MM-DD`; times `HH:MM:SS.fff` (ms), `.ffffff` (µs), `.fffffffff` (ns);
+- timestamps without zone `YYYY-MM-DDTHH:MM:SS.fff` with the same fraction widths;
+- zoned values are already ISO-8601 strings and are kept;
+- decimals as JSON strings with exactly their scale ("12.50"), never through a float.
+"""
+
+import base64
+import binascii
+from collections.abc import Callable, Mapping
+from datetime import date, timedelta
+from typing import Any
+
+from udfs.reasons import Reason, RecordError
+
+UNAVAILABLE_VALUE = "__debezium_unavailable_value"
+"""Debezium's placeholder for a value it could not read (PostgreSQL TOAST): keep the previous."""
+
+_UNAVAILABLE_BYTES = base64.b64encode(UNAVAILABLE_VALUE.encode()).decode()
+
+_EPOCH = date(1970, 1, 1)
+_MS_PER_DAY = 86_400_000
+
+Schema = Mapping[str, Any]
+
+
+def is_unavailable(value: Any) -> bool:
+    """True for the TOAST placeholder, in its string or its bytes (base64) form."""
+    return value == UNAVAILABLE_VALUE or value == _UNAVAILABLE_BYTES
+
+
+def decode_struct(value: Mapping[str, Any], schema: Schema | None) -> dict[str, Any]:
+    """Decode every field of a struct value by its field schema, keeping the field order."""
+    if schema is None:
+        return dict(value)
+    field_schemas = {field.get("field"): field for field in schema.get("fields") or ()}
+    return {
+        name: decode_value(field_value, field_schemas.get(name), name)
+        for name, field_value in value.items()
+    }
+
+
+def decode_value(value: Any, schema: Schema | None, path: str = "value") -> Any:
+    """Decode one value by its schema; raise `RecordError(INVALID_VALUE)` when it does not fit."""
+    if value is None or schema is None or is_unavailable(value):
+        return value
+    name = schema.get("name")
+    decoder = _DECODERS.get(name) if isinstance(name, str) else None
+    try:
+        if decoder is not None:
+            return decoder(value, schema)
+        kind = schema.get("type")
+        if kind == "struct" and isinstance(value, Mapping):
+            return decode_struct(value, schema)
+        if kind == "array" and isinstance(value, list):
+            return [decode_value(item, schema.get("items"), path) for item in value]
+        if kind == "map" and isinstance(value, Mapping):
+            return {key: decode_value(item, schema.get("values"), path) for key, item in value.items()}
+        return value
+    except RecordError:
+        raise
+    except (ValueError, TypeError, OverflowError, binascii.Error) as error:
+        raise RecordError(
+            Reason.INVALID_VALUE, f"{path}: {value!r:.80} is not a valid {name or schema.get('type')}: {error}"
+        ) from None
+
+
+def format_date(days: int) -> str:
+    return (_EPOCH + timedelta(days=_integer(days))).isoformat()
+
+
+def format_time(units: int, digits: int) -> str:
+    """Time of day from a count of 10**-digits seconds since midnight."""
+    seconds, fraction = divmod(_integer(units), 10**digits)
+    if not 0 <= seconds < 86_400:
+        raise ValueError("time of day out of range")
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours:02d}:{minutes:02d}:{secs:02d}.{fraction:0{digits}d}"
+
+
+def format_timestamp(units: int, digits: int) -> str:
+    """Zone-less timestamp from a count of 10**-digits seconds since the epoch."""
+    scale = 10**digits
+    days, rest = divmod(_integer(units), 86_400 * scale)
+    return f"{format_date(days)}T{format_time(rest, digits)}"
+
+
+def decode_decimal(encoded: str, scale: int) -> str:
+    """Kafka Connect Decimal: base64 of a big-endian two's-complement unscaled integer."""
+    unscaled = int.from_bytes(base64.b64decode(encoded, validate=True), "big", signed=True)
+    return scale_integer(unscaled, scale)
+
+
+def scale_integer(unscaled: int, scale: int) -> str:
+    """Exact decimal text of unscaled * 10**-scale."""
+    if scale <= 0:
+        return str(unscaled * 10**-scale)
+    sign = "-" if unscaled < 0 else ""
+    digits = str(abs(unscaled)).rjust(scale + 1, "0")
+    return f"{sign}{digits[:-scale]}.{digits[-scale:]}"
+
+
+def _integer(value: Any) -> int:
+    # bool is an int in Python but never a valid temporal count.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {type(value).__name__}")
+    return value
+
+
+def _decimal(value: Any, schema: Schema) -> str:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # decimal.handling.mode=double or a converter that already wrote a number.
+        return value  # type: ignore[return-value]
+    if not isinstance(value, str):
+        raise TypeError(f"expected base64 text, got {type(value).__name__}")
+    scale = int((schema.get("parameters") or {}).get("scale", 0))
+    return decode_decimal(value, scale)
+
+
+def _variable_scale_decimal(value: Any, _schema: Schema) -> str:
+    if not isinstance(value, Mapping):
+        raise TypeError("expected a struct of scale and value")
+    return decode_decimal(value["value"], _integer(value["scale"]))
+
+
+def _string(value: Any, _schema: Schema) -> Any:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+_DECODERS: dict[str, Callable[[Any, Schema], Any]] = {
+    "io.debezium.time.Date": lambda value, _: format_date(value),
+    "org.apache.kafka.connect.data.Date": lambda value, _: format_date(value),
+    "io.debezium.time.Time": lambda value, _: format_time(value, 3),
+    "org.apache.kafka.connect.data.Time": lambda value, _: format_time(value, 3),
+    "io.debezium.time.MicroTime": lambda value, _: format_time(value, 6),
+    "io.debezium.time.NanoTime": lambda value, _: format_time(value, 9),
+    "io.debezium.time.Timestamp": lambda value, _: format_timestamp(value, 3),
+    "org.apache.kafka.connect.data.Timestamp": lambda value, _: format_timestamp(value, 3),
+    "io.debezium.time.MicroTimestamp": lambda value, _: format_timestamp(value, 6),
+    "io.debezium.time.NanoTimestamp": lambda value, _: format_timestamp(value, 9),
+    "io.debezium.time.ZonedTimestamp": _string,
+    "io.debezium.time.ZonedTime": _string,
+    "org.apache.kafka.connect.data.Decimal": _decimal,
+    "io.debezium.data.VariableScaleDecimal": _variable_scale_decimal,
+    "io.debezium.data.Json": _string,
+    "io.debezium.data.Uuid": _string,
+}

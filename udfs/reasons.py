@@ -1,0 +1,61 @@
+"""Stable codes for what happened to a landed record that did not become a change.
+
+The codes are part of the product's contract (they appear in `cdc_quarantine.reason` and in the
+ignore counts); the dbt `accepted_values` tests read `QUARANTINE_REASONS` through a test that
+checks the YAML list equals this one. Add codes, never rename them.
+"""
+
+from enum import StrEnum
+
+
+class Outcome(StrEnum):
+    """Where a landed record goes."""
+
+    CHANGE = "change"
+    IGNORED = "ignored"
+    QUARANTINE = "quarantine"
+
+
+class Reason(StrEnum):
+    """Why a record was quarantined."""
+
+    INVALID_LANDING_LINE = "invalid_landing_line"
+    """A line of a kcat file is not a JSON object with topic, partition and offset."""
+    DESERIALIZATION_ERROR = "deserialization_error"
+    """kcat reported `key_error` or `payload_error`: it could not deserialise the message."""
+    INVALID_ENCODING = "invalid_encoding"
+    """A Parquet key or value is not valid UTF-8 text."""
+    INVALID_JSON = "invalid_json"
+    """The payload (or key) is not valid JSON."""
+    NOT_AN_ENVELOPE = "not_an_envelope"
+    """Valid JSON, but no known message format (Debezium envelope, transaction marker, ...)."""
+    INVALID_ENVELOPE = "invalid_envelope"
+    """A Debezium envelope missing a field its op requires (source, after of a create, ...)."""
+    UNKNOWN_OP = "unknown_op"
+    """A Debezium envelope whose `op` is not one of c, r, u, d, t, m."""
+    MISSING_KEY = "missing_key"
+    """A row change whose key cannot be known: no usable Kafka key."""
+    INVALID_VALUE = "invalid_value"
+    """A value that does not decode to the logical type its schema declares."""
+
+
+class IgnoreClass(StrEnum):
+    """Records that are deliberately not row changes; counted, never lost."""
+
+    TOMBSTONE = "tombstone"
+    TRANSACTION_MARKER = "transaction_marker"
+    LOGICAL_DECODING_MESSAGE = "logical_decoding_message"
+    METADATA_MESSAGE = "metadata_message"
+
+
+QUARANTINE_REASONS: tuple[str, ...] = tuple(reason.value for reason in Reason)
+IGNORE_CLASSES: tuple[str, ...] = tuple(ignore_class.value for ignore_class in IgnoreClass)
+
+
+class RecordError(Exception):
+    """Raised inside the parsing core; turned into a quarantine row at the UDF boundary."""
+
+    def __init__(self, reason: Reason, detail: str) -> None:
+        super().__init__(f"{reason.value}: {detail}")
+        self.reason = reason
+        self.detail = detail

@@ -1,0 +1,33 @@
+"""One entry point for every landed record: detect its format and parse it, never raising."""
+
+from collections.abc import Mapping
+
+from udfs import debezium, json_text
+from udfs.events import ParsedRecord, ignored, quarantined
+from udfs.keys import row_key_from_kafka_key, unwrap_converter
+from udfs.reasons import IgnoreClass, Reason, RecordError
+
+
+def parse_record(key: str | None, payload: str | None, partition: int, offset: int) -> ParsedRecord:
+    """Parse the key and payload text of one Kafka record (format detected per record, SPEC §4)."""
+    try:
+        return _parse(key, payload, partition, offset)
+    except RecordError as error:
+        return quarantined(error)
+    except RecursionError:
+        return quarantined(RecordError(Reason.INVALID_JSON, "nesting too deep"))
+
+
+def _parse(key: str | None, payload: str | None, partition: int, offset: int) -> ParsedRecord:
+    if payload is None:
+        return ignored(IgnoreClass.TOMBSTONE, row_key=row_key_from_kafka_key(key))
+    body, schema = unwrap_converter(json_text.loads(payload))
+    if body is None:
+        return ignored(IgnoreClass.TOMBSTONE, row_key=row_key_from_kafka_key(key))
+    if not isinstance(body, Mapping):
+        raise RecordError(Reason.NOT_AN_ENVELOPE, f"the payload is a JSON {type(body).__name__}, not an object")
+    if debezium.is_envelope(body):
+        return debezium.parse_envelope(body, schema, key, partition, offset)
+    if debezium.is_transaction_marker(body):
+        return ignored(IgnoreClass.TRANSACTION_MARKER, detail=f"{body.get('status')} {body.get('id')}")
+    raise RecordError(Reason.NOT_AN_ENVELOPE, "no known message format (expected a Debezium envelope)")
