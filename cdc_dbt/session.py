@@ -1,0 +1,81 @@
+"""Build the SparkSession every cdc-dbt command runs in: warehouse, metastore, UDFs, quiet logs.
+
+dbt-spark's `session` method calls `SparkSession.builder.enableHiveSupport().getOrCreate()`,
+which returns the session built here, so every model sees the `cdc_*` functions.
+"""
+
+import os
+import shutil
+import tempfile
+import zipfile
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+import udfs
+from cdc_dbt.settings import Settings
+from udfs import spark as udf_registration
+
+LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+
+class JavaMissingError(RuntimeError):
+    """Spark needs a Java runtime; raised before trying to start one."""
+
+
+def require_java() -> None:
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and (Path(java_home) / "bin" / "java").exists():
+        return
+    if shutil.which("java") is None:
+        raise JavaMissingError("cdc-dbt needs Java 17 or newer: install it (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME")
+
+
+def build_session(settings: Settings) -> SparkSession:
+    """Start (or return) the process's SparkSession for these settings, UDFs registered."""
+    require_java()
+    settings.tables_dir.mkdir(parents=True, exist_ok=True)
+    settings.landing_dir.mkdir(parents=True, exist_ok=True)
+    # Spark reads local time zone for display and casts; UTC keeps results identical everywhere.
+    os.environ["TZ"] = "UTC"
+    java_options = " ".join(
+        (
+            f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}",
+            f"-Dderby.system.home={settings.warehouse_dir}",
+            f"-Dderby.stream.error.file={settings.warehouse_dir / 'derby.log'}",
+            "-Duser.timezone=UTC",
+        )
+    )
+    builder = (
+        SparkSession.builder.appName("cdc-dbt")
+        .master(settings.master_url or "local[*]")
+        .config("spark.sql.warehouse.dir", settings.tables_dir.as_uri())
+        .config(
+            "spark.hadoop.javax.jdo.option.ConnectionURL",
+            f"jdbc:derby:;databaseName={settings.metastore_dir};create=true",
+        )
+        .config("spark.driver.extraJavaOptions", java_options)
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", os.environ.get("CDC_SHUFFLE_PARTITIONS", "8"))
+        .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
+        .config("spark.sql.execution.pythonUDF.arrow.enabled", "false")
+        .enableHiveSupport()
+    )
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    if settings.master_url:
+        _ship_udfs(spark)
+    udf_registration.register(spark)
+    return spark
+
+
+def _ship_udfs(spark: SparkSession) -> None:
+    """Executors on a cluster get the parsing core from the driver, as a zip on their path."""
+    package_dir = Path(udfs.__file__).parent
+    archive = Path(tempfile.mkdtemp(prefix="cdc-dbt-")) / "udfs.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for path in package_dir.rglob("*.py"):
+            bundle.write(path, Path("udfs") / path.relative_to(package_dir))
+    spark.sparkContext.addPyFile(str(archive))

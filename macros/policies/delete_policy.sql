@@ -1,0 +1,27 @@
+{#
+    Delete policy (SPEC §6): how a version ends. The version an event started ends at whichever
+    comes first of the key's next event and its table's next truncate:
+    - a truncate first: ended_by 't' at the truncate's source_ts;
+    - else the next event: 'd' when it is a delete (whatever its before image holds: a key-only
+      before image of REPLICA IDENTITY DEFAULT is a full delete), 'u' when it replaces the row;
+    - neither: the version is current (ended_by and valid_to null).
+#}
+{% macro version_ended_by(next_op, next_position, truncate_position) %}
+    case
+        when {{ _truncate_comes_first(next_position, truncate_position) }} then 't'
+        when {{ next_op }} = 'd' then 'd'
+        when {{ next_op }} is not null then 'u'
+    end
+{% endmacro %}
+
+{% macro version_valid_to(next_position, next_ts, truncate_position, truncate_ts) %}
+    case
+        when {{ _truncate_comes_first(next_position, truncate_position) }} then {{ truncate_ts }}
+        else {{ next_ts }}
+    end
+{% endmacro %}
+
+{% macro _truncate_comes_first(next_position, truncate_position) %}
+    ({{ truncate_position }} is not null
+        and ({{ next_position }} is null or {{ truncate_position }} < {{ next_position }}))
+{% endmacro %}

@@ -1,0 +1,73 @@
+{#
+    Tombstone policy (SPEC §6). A tombstone (null payload) normally follows the delete event that
+    already carried the change, so by default it is ignored and only counted. With
+    `treat_tombstones_as_deletes: true` it deletes its key, for topics whose deletes reach Kafka
+    as tombstones alone.
+
+    A tombstone has no source block: it takes its table from the last event of the same key that
+    precedes it in its Kafka partition, and sorts right after that event (position + '~', and '~'
+    sorts after every character a position holds). A tombstone with no such event deletes nothing
+    and stays counted as ignored.
+#}
+{% macro tombstone_delete_events(parsed_records, row_changes) %}
+    {{ return(adapter.dispatch('tombstone_delete_events', 'cdc_dbt')(parsed_records, row_changes)) }}
+{% endmacro %}
+
+{% macro default__tombstone_delete_events(parsed_records, row_changes) %}
+    {%- if var('treat_tombstones_as_deletes', false) %}
+    select
+        source_db,
+        source_table,
+        row_key,
+        op,
+        after,
+        unavailable_columns,
+        source_ts,
+        source_position,
+        topic,
+        `partition`,
+        `offset`
+    from (
+        select
+            preceding.source_db,
+            preceding.source_table,
+            tombstone.row_key,
+            'd' as op,
+            cast(null as string) as after,
+            cast(array() as array<string>) as unavailable_columns,
+            coalesce(tombstone.kafka_ts, preceding.source_ts) as source_ts,
+            preceding.source_position || '~' as source_position,
+            tombstone.topic,
+            tombstone.`partition`,
+            tombstone.`offset`,
+            row_number() over (
+                partition by tombstone.topic, tombstone.`partition`, tombstone.`offset`
+                order by preceding.`offset` desc
+            ) as preceding_rank
+        from {{ parsed_records }} as tombstone
+        inner join {{ row_changes }} as preceding
+            on
+                tombstone.topic = preceding.topic
+                and tombstone.`partition` = preceding.`partition`
+                and tombstone.row_key = preceding.row_key
+                and tombstone.`offset` > preceding.`offset`
+        where tombstone.ignore_class = 'tombstone'
+    )
+    where preceding_rank = 1
+    {%- else %}
+    select
+        source_db,
+        source_table,
+        row_key,
+        op,
+        after,
+        unavailable_columns,
+        source_ts,
+        source_position,
+        topic,
+        `partition`,
+        `offset`
+    from {{ row_changes }}
+    where false
+    {%- endif %}
+{% endmacro %}

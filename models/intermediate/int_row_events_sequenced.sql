@@ -1,0 +1,149 @@
+{#
+    One row per row event (c, r, u, d, and tombstones under the tombstone policy) per key, each
+    source event once, with the full row it leaves behind.
+
+    - Identity of a row: (source_db, source_table, row_key).
+    - The same event delivered twice (same key, source position and op) is kept once.
+    - Columns an event does not know (TOAST's __debezium_unavailable_value) keep the previous
+      value: a fold over the key's events in source order (cdc_resolve_rows, udfs/row_images.py),
+      run only for the keys that need it.
+#}
+
+with
+
+parsed_records as (
+
+    select * from {{ ref('int_records_parsed') }}
+
+),
+
+row_changes as (
+
+    select
+        source_db,
+        source_table,
+        row_key,
+        op,
+        after,
+        unavailable_columns,
+        source_ts,
+        source_position,
+        topic,
+        `partition`,
+        `offset`
+    from parsed_records
+    where outcome = 'change' and op in ('c', 'r', 'u', 'd')
+
+),
+
+tombstone_deletes as (
+
+    {{ tombstone_delete_events('parsed_records', 'row_changes') }}
+
+),
+
+row_events as (
+
+    select * from row_changes
+    union all
+    select * from tombstone_deletes
+
+),
+
+ranked as (
+
+    select
+        *,
+        row_number() over (
+            partition by source_db, source_table, row_key, source_position, op
+            order by topic, `partition`, `offset`
+        ) as delivery_number,
+        max(size(unavailable_columns) > 0) over (
+            partition by source_db, source_table, row_key
+        ) as has_unknown_values
+    from row_events
+
+),
+
+deduplicated as (
+
+    select * except (delivery_number)
+    from ranked
+    where delivery_number = 1
+
+),
+
+complete_events as (
+
+    select
+        * except (has_unknown_values),
+        after as row
+    from deduplicated
+    where not has_unknown_values
+
+),
+
+key_event_lists as (
+
+    select
+        source_db,
+        source_table,
+        row_key,
+        sort_array(
+            collect_list(
+                struct(
+                    source_position,
+                    `partition`,
+                    `offset`,
+                    topic,
+                    op,
+                    after,
+                    unavailable_columns,
+                    source_ts
+                )
+            )
+        ) as events
+    from deduplicated
+    where has_unknown_values
+    group by source_db, source_table, row_key
+
+),
+
+key_rows_resolved as (
+
+    select
+        *,
+        cdc_resolve_rows(events) as resolved_rows
+    from key_event_lists
+
+),
+
+resolved_events as (
+
+    select
+        key_rows_resolved.source_db,
+        key_rows_resolved.source_table,
+        key_rows_resolved.row_key,
+        event.op,
+        event.after,
+        event.unavailable_columns,
+        event.source_ts,
+        event.source_position,
+        event.topic,
+        event.`partition`,
+        event.`offset`,
+        key_rows_resolved.resolved_rows[event_index] as row
+    from key_rows_resolved
+    lateral view posexplode(events) exploded_events as event_index, event
+
+),
+
+final as (
+
+    select * from complete_events
+    union all
+    select * from resolved_events
+
+)
+
+select * from final

@@ -1,0 +1,28 @@
+with
+
+row_versions as (
+
+    select * from {{ ref('int_row_versions') }}
+
+),
+
+final as (
+
+    select
+        source_db,
+        source_table,
+        row_key,
+        row,
+        op,
+        valid_from as source_ts,
+        version,
+        source_position,
+        topic,
+        `partition`,
+        `offset`
+    from row_versions
+    where is_current
+
+)
+
+select * from final
