@@ -4,6 +4,7 @@ dbt-spark's `session` method calls `SparkSession.builder.enableHiveSupport().get
 which returns the session built here, so every model sees the `cdc_*` functions.
 """
 
+import logging
 import os
 import shutil
 import tempfile
@@ -16,7 +17,8 @@ import udfs
 from cdc_dbt.settings import Settings
 from udfs import spark as udf_registration
 
-LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
+SPARK_CONF_DIR = Path(__file__).with_name("spark_conf")
+"""Holds log4j2.properties: Spark's INFO/WARN chatter stays out of the user's way."""
 
 
 class JavaMissingError(RuntimeError):
@@ -38,9 +40,11 @@ def build_session(settings: Settings) -> SparkSession:
     settings.landing_dir.mkdir(parents=True, exist_ok=True)
     # Spark reads local time zone for display and casts; UTC keeps results identical everywhere.
     os.environ["TZ"] = "UTC"
+    os.environ.setdefault("SPARK_CONF_DIR", str(SPARK_CONF_DIR))
+    # PySpark logs failed queries itself; the CLI reports them in one line instead.
+    logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     java_options = " ".join(
         (
-            f"-Dlog4j2.configurationFile={LOG4J_CONFIG.as_uri()}",
             f"-Dderby.system.home={settings.warehouse_dir}",
             f"-Dderby.stream.error.file={settings.warehouse_dir / 'derby.log'}",
             "-Duser.timezone=UTC",

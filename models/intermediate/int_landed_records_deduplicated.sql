@@ -6,15 +6,45 @@
 
 with
 
-kcat_records as (
+kcat_lines as (
 
-    select * from {{ ref('stg_kafka__kcat_records') }}
+    select * from {{ ref('stg_kafka__kcat_lines') }}
 
 ),
 
 parquet_records as (
 
     select * from {{ ref('stg_kafka__parquet_records') }}
+
+),
+
+kcat_lines_parsed as (
+
+    select
+        cdc_parse_kcat_line(landed_line) as record,
+        landed_line,
+        landed_file,
+        landing_format
+    from kcat_lines
+
+),
+
+kcat_records as (
+
+    select
+        record.topic,
+        record.`partition`,
+        record.`offset`,
+        timestamp_millis(record.kafka_ts_ms) as kafka_ts,
+        record.headers,
+        record.key,
+        -- A line that is no record keeps its whole text as the payload, for the quarantine.
+        if(record.reason = 'invalid_landing_line', landed_line, record.payload) as payload,
+        record.reason as landing_reason,
+        record.detail as landing_detail,
+        landed_file,
+        landing_format
+    from kcat_lines_parsed
 
 ),
 

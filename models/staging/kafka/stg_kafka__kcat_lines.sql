@@ -1,0 +1,29 @@
+{#
+    Lines stay text here: Spark forbids a persistent view that calls a session (UDF) function,
+    so the kcat record is parsed in int_landed_records_deduplicated, a table.
+#}
+
+with
+
+source as (
+
+    select
+        value as landed_line,
+        _metadata.file_path as landed_file
+    from {{ source('landing', 'kcat_json_lines') }}
+
+),
+
+final as (
+
+    select
+        landed_line,
+        landed_file,
+        'kcat_json' as landing_format
+    from source
+    -- kcat ends files with a newline; blank lines carry no record.
+    where trim(landed_line) != ''
+
+)
+
+select * from final
