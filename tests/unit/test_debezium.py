@@ -1,0 +1,156 @@
+import json
+
+import pytest
+
+from tests.corpus import corpus_lines
+from udfs.positions import kafka_sort_key, sort_key
+from udfs.records import parse_record
+
+POSTGRES_DOCS = corpus_lines("debezium-docs", "postgresql-examples.jsonl")
+DB2_DOCS = corpus_lines("debezium-docs", "db2-examples.jsonl")
+KEY = '{"schema":{"type":"struct","fields":[{"type":"int32","optional":false,"field":"id"}]},"payload":{"id":1}}'
+
+
+def envelope(op: str, **fields: object) -> str:
+    source = {"connector": "postgresql", "db": "shop", "schema": "public", "table": "items", "ts_ms": 1000, "lsn": 42}
+    body: dict[str, object] = {"op": op, "source": source, "ts_ms": 1005, "before": None, "after": None}
+    body.update(fields)
+    return json.dumps(body)
+
+
+def test_postgres_create_with_schema() -> None:
+    parsed = parse_record(KEY, POSTGRES_DOCS[0], 0, 0)
+    assert parsed.outcome == "change"
+    assert (parsed.source_format, parsed.connector, parsed.op) == ("debezium", "postgresql", "c")
+    assert (parsed.source_db, parsed.source_table, parsed.row_key) == ("postgres", "public.customers", '{"id":1}')
+    assert json.loads(parsed.after or "") == {
+        "id": 1,
+        "first_name": "Anne",
+        "last_name": "Kretchmar",
+        "email": "annek@noanswer.org",
+    }
+    assert parsed.changed_columns == ("id", "first_name", "last_name", "email")
+    assert parsed.source_lsn == 24023128
+    assert parsed.source_snapshot == "true"
+
+
+def test_postgres_update_with_key_only_before_has_unknown_changed_columns() -> None:
+    parsed = parse_record(KEY, POSTGRES_DOCS[1], 0, 1)
+    assert parsed.op == "u"
+    assert parsed.before == '{"id":1}'
+    assert parsed.changed_columns is None
+
+
+def test_postgres_delete_with_key_only_before_image() -> None:
+    parsed = parse_record(KEY, POSTGRES_DOCS[2], 0, 2)
+    assert (parsed.op, parsed.after, parsed.row_key) == ("d", None, '{"id":1}')
+
+
+def test_postgres_truncate_has_no_key() -> None:
+    parsed = parse_record(None, POSTGRES_DOCS[3], 0, 3)
+    assert (parsed.outcome, parsed.op, parsed.row_key, parsed.source_table) == ("change", "t", None, "public.customers")
+
+
+@pytest.mark.parametrize("line", POSTGRES_DOCS[4:6])
+def test_logical_decoding_messages_are_ignored(line: str) -> None:
+    parsed = parse_record(None, line, 0, 4)
+    assert (parsed.outcome, parsed.ignore_class) == ("ignored", "logical_decoding_message")
+
+
+def test_db2_update_knows_its_changed_columns_and_orders_by_commit_then_change_lsn() -> None:
+    created, updated, deleted = (parse_record(KEY, line, 0, index) for index, line in enumerate(DB2_DOCS))
+    assert (updated.source_table, updated.changed_columns) == ("MYSCHEMA.CUSTOMERS", ("EMAIL",))
+    assert created.position is not None and updated.position is not None and deleted.position is not None
+    assert created.position < updated.position < deleted.position
+
+
+def test_position_compares_lsns_as_numbers_not_text() -> None:
+    small = parse_record(KEY, envelope("u", after={"id": 1}, source={"connector": "postgresql", "lsn": 9}), 0, 0)
+    big = parse_record(KEY, envelope("u", after={"id": 1}, source={"connector": "postgresql", "lsn": 10}), 0, 1)
+    assert small.position == sort_key("s", (9,))
+    assert (small.position or "") < (big.position or "")
+
+
+def test_connector_without_known_position_falls_back_to_kafka_position() -> None:
+    mysql = {"connector": "mysql", "db": "shop", "table": "items", "ts_ms": 5}
+    parsed = parse_record(KEY, envelope("c", after={"id": 1}, source=mysql), 3, 17)
+    assert parsed.position == kafka_sort_key(3, 17)
+    assert parsed.source_table == "shop.items"
+
+
+def test_snapshot_flag_accepts_booleans_and_strings() -> None:
+    for snapshot, expected in [(True, "true"), (False, "false"), ("last", "last"), ("incremental", "incremental")]:
+        source = {"connector": "postgresql", "schema": "s", "table": "t", "lsn": 1, "snapshot": snapshot}
+        assert parse_record(KEY, envelope("r", after={"id": 1}, source=source), 0, 0).source_snapshot == expected
+
+
+def test_transaction_block_is_carried() -> None:
+    transaction = {"id": "571:53195832", "total_order": 2, "data_collection_order": 1}
+    parsed = parse_record(KEY, envelope("c", after={"id": 1}, transaction=transaction), 0, 0)
+    assert (parsed.transaction_id, parsed.transaction_total_order, parsed.transaction_data_collection_order) == (
+        "571:53195832",
+        2,
+        1,
+    )
+
+
+def test_toast_placeholder_is_reported_as_unavailable_and_not_changed() -> None:
+    before = {"id": 1, "note": "old", "qty": 1}
+    after = {"id": 1, "note": "__debezium_unavailable_value", "qty": 2}
+    parsed = parse_record(KEY, envelope("u", before=before, after=after), 0, 0)
+    assert parsed.unavailable_columns == ("note",)
+    assert parsed.changed_columns == ("qty",)
+
+
+def test_tombstone_is_ignored_with_its_key() -> None:
+    parsed = parse_record(KEY, None, 0, 9)
+    assert (parsed.outcome, parsed.ignore_class, parsed.row_key) == ("ignored", "tombstone", '{"id":1}')
+
+
+def test_transaction_marker_is_ignored() -> None:
+    marker = '{"status":"BEGIN","id":"571","event_count":null,"data_collections":null,"ts_ms":1}'
+    parsed = parse_record(None, marker, 0, 0)
+    assert (parsed.outcome, parsed.ignore_class) == ("ignored", "transaction_marker")
+
+
+def test_key_is_canonical_whatever_its_spacing_and_order() -> None:
+    key = '{ "b": 2,  "a": "x" }'
+    assert parse_record(key, envelope("c", after={"a": "x", "b": 2}), 0, 0).row_key == '{"a":"x","b":2}'
+
+
+@pytest.mark.parametrize(
+    ("key", "payload", "reason"),
+    [
+        (KEY, "{not json", "invalid_json"),
+        (KEY, "[1, 2]", "not_an_envelope"),
+        (KEY, '{"hello": "world"}', "not_an_envelope"),
+        (KEY, envelope("x"), "unknown_op"),
+        (KEY, json.dumps({"op": "c", "after": {"id": 1}}), "invalid_envelope"),
+        (KEY, envelope("c"), "invalid_envelope"),
+        (KEY, envelope("u", after="not an object"), "invalid_envelope"),
+        (None, envelope("c", after={"id": 1}), "missing_key"),
+        ("plain-text-key", envelope("c", after={"id": 1}), "missing_key"),
+        ("{}", envelope("d", before={"id": 1}), "missing_key"),
+    ],
+)
+def test_bad_records_get_a_reason_and_never_raise(key: str | None, payload: str, reason: str) -> None:
+    parsed = parse_record(key, payload, 0, 0)
+    assert (parsed.outcome, parsed.reason) == ("quarantine", reason)
+    assert parsed.detail
+
+
+def test_value_that_does_not_decode_is_quarantined() -> None:
+    schema = {
+        "type": "struct",
+        "fields": [
+            {
+                "type": "struct",
+                "field": "after",
+                "fields": [{"type": "int32", "name": "io.debezium.time.Date", "field": "born"}],
+            },
+        ],
+    }
+    payload = json.dumps({"schema": schema, "payload": json.loads(envelope("c", after={"born": "yesterday"}))})
+    parsed = parse_record(KEY, payload, 0, 0)
+    assert (parsed.outcome, parsed.reason) == ("quarantine", "invalid_value")
+    assert "born" in (parsed.detail or "")

@@ -1,0 +1,58 @@
+import json
+
+import pytest
+
+from udfs.landing import decode_kafka_bytes, parse_kcat_line
+
+
+def kcat_line(**fields: object) -> str:
+    record: dict[str, object] = {"topic": "t", "partition": 1, "offset": 7, "tstype": "create", "ts": 1000, "broker": 0}
+    record.update(fields)
+    return json.dumps(record)
+
+
+def test_plain_kcat_record() -> None:
+    landed = parse_kcat_line(kcat_line(key='{"id":1}', payload='{"op":"c"}', headers=["h1", "v1", "h2", "v2"]))
+    assert (landed.topic, landed.partition, landed.offset, landed.kafka_ts_ms) == ("t", 1, 7, 1000)
+    assert (landed.key, landed.payload) == ('{"id":1}', '{"op":"c"}')
+    assert landed.headers == (("h1", "v1"), ("h2", "v2"))
+    assert landed.reason is None
+
+
+def test_without_broker_timestamp_and_with_header_map() -> None:
+    line = json.dumps({"topic": "t", "partition": 0, "offset": 0, "key": None, "payload": None,
+                       "headers": {"a": ["1", "2"], "b": ["3"]}})  # fmt: skip
+    landed = parse_kcat_line(line)
+    assert landed.kafka_ts_ms is None
+    assert landed.headers == (("a", "1"), ("a", "2"), ("b", "3"))
+    assert landed.payload is None
+
+
+def test_avro_deserialised_key_and_payload_become_json_text() -> None:
+    landed = parse_kcat_line(kcat_line(key={"id": 1}, key_schema_id=3, payload={"op": "c"}, value_schema_id=4))
+    assert (landed.key, landed.payload) == ('{"id":1}', '{"op":"c"}')
+
+
+def test_deserialisation_error_is_kept_with_its_reason() -> None:
+    landed = parse_kcat_line(kcat_line(key=None, payload=None, payload_error="Avro/Schema-registry decode failed"))
+    assert landed.reason == "deserialization_error"
+    assert "decode failed" in (landed.detail or "")
+    assert (landed.topic, landed.offset) == ("t", 7)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["not json", "[1,2]", json.dumps({"topic": "t", "partition": 0}), kcat_line(offset="7"), kcat_line(partition=True)],
+)
+def test_line_that_is_no_record_is_invalid(line: str) -> None:
+    landed = parse_kcat_line(line)
+    assert landed.reason == "invalid_landing_line"
+    assert landed.detail
+
+
+def test_kafka_bytes_must_be_utf8() -> None:
+    assert decode_kafka_bytes("é".encode(), "value") == ("é", None)
+    assert decode_kafka_bytes(None, "key") == (None, None)
+    text, detail = decode_kafka_bytes(b"\xff\xfe", "value")
+    assert text is None
+    assert detail is not None and "UTF-8" in detail
