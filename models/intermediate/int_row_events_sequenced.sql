@@ -118,12 +118,24 @@ key_rows_resolved as (
 
 ),
 
+key_events_exploded as (
+
+    select
+        source_db,
+        source_table,
+        row_key,
+        resolved_rows,
+        posexplode(events) as (event_index, event)
+    from key_rows_resolved
+
+),
+
 resolved_events as (
 
     select
-        key_rows_resolved.source_db,
-        key_rows_resolved.source_table,
-        key_rows_resolved.row_key,
+        source_db,
+        source_table,
+        row_key,
         event.op,
         event.after,
         event.unavailable_columns,
@@ -132,9 +144,8 @@ resolved_events as (
         event.topic,
         event.`partition`,
         event.`offset`,
-        key_rows_resolved.resolved_rows[event_index] as row
-    from key_rows_resolved
-    lateral view posexplode(events) exploded_events as event_index, event
+        resolved_rows[event_index] as row
+    from key_events_exploded
 
 ),
 

@@ -66,8 +66,9 @@ versions_ended as (
     select
         versions_started.*,
         {{ version_ended_by('next_op', 'next_position', 'truncate_cutoffs.truncate_position') }} as ended_by,
-        {{ version_valid_to('next_position', 'next_ts', 'truncate_cutoffs.truncate_position', 'truncate_cutoffs.truncate_ts') }}
-            as valid_to
+        {{ version_valid_to(
+            'next_position', 'next_ts', 'truncate_cutoffs.truncate_position', 'truncate_cutoffs.truncate_ts'
+        ) }} as valid_to
     from versions_started
     left join truncate_cutoffs
         on versions_started.version_id = truncate_cutoffs.version_id

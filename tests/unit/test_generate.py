@@ -126,7 +126,7 @@ def _replay(changes: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]
     ordered = sorted(changes, key=lambda r: r["value"]["payload"]["source"]["lsn"])
     for record in ordered:
         payload, schema = record["value"]["payload"], record["value"]["schema"]
-        table = f'{payload["source"]["schema"]}.{payload["source"]["table"]}'
+        table = f"{payload['source']['schema']}.{payload['source']['table']}"
         op = payload["op"]
         if op == "t":
             state[table].clear()  # every earlier row of the table; later ones come after
@@ -137,9 +137,7 @@ def _replay(changes: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]
             continue
         previous = state[table].get(key, {})
         row = _decode_row(payload["after"], schema)
-        state[table][key] = {
-            name: previous[name] if value == UNAVAILABLE else value for name, value in row.items()
-        }
+        state[table][key] = {name: previous[name] if value == UNAVAILABLE else value for name, value in row.items()}
     return state
 
 
@@ -168,7 +166,8 @@ def test_layout_and_rotation(landed: dict[str, Any]) -> None:
     for path in files:
         assert path.parent.name in TOPICS
         partition, number = path.stem.removeprefix("part-").split("-")
-        assert 0 <= int(partition) < PARTITIONS and len(number) == 5
+        assert 0 <= int(partition) < PARTITIONS
+        assert len(number) == 5
         lines = path.read_text(encoding="utf-8").splitlines()
         assert 0 < len(lines) <= LINES_PER_FILE
         for line in lines:
@@ -188,8 +187,10 @@ def test_every_line_is_kcat_json(landed: dict[str, Any]) -> None:
                 assert list(record)[6] == "headers"
                 assert len(record["headers"]) % 2 == 0
                 assert all(isinstance(h, str) for h in record["headers"])
-            assert record["tstype"] == "create" and record["broker"] == 0
-            assert isinstance(record["ts"], int) and isinstance(record["offset"], int)
+            assert record["tstype"] == "create"
+            assert record["broker"] == 0
+            assert isinstance(record["ts"], int)
+            assert isinstance(record["offset"], int)
             assert record["key"] is None or isinstance(record["key"], str)
             assert record["payload"] is None or isinstance(record["payload"], str)
             assert record["payload"] is not None or record["key"] is not None
@@ -214,7 +215,8 @@ def test_partition_is_crc32_of_the_key(landed: dict[str, Any]) -> None:
 
 def test_summary_counts(landed: dict[str, Any]) -> None:
     summary, records = landed["summary"], landed["records"]
-    assert summary.events == 400 and summary.keys == 120
+    assert summary.events == 400
+    assert summary.keys == 120
     assert summary.records == len(records)
     assert summary.per_topic == dict(Counter(record["topic"] for record in records))
     ops = Counter(change["value"]["payload"]["op"] for change in landed["changes"])
@@ -282,21 +284,21 @@ def test_streaming_positions_and_transactions(landed: dict[str, Any]) -> None:
     assert len(set(lsns)) == len(lsns), "two events share an LSN"
     # LSNs and txIds change digit count mid-stream: string comparison would misorder them.
     assert min(lsns) < 10**8 <= max(lsns)
-    assert min(p["source"]["txId"] for p in payloads) < 1000 <= max(
-        p["source"]["txId"] for p in payloads
-    )
+    assert min(p["source"]["txId"] for p in payloads) < 1000 <= max(p["source"]["txId"] for p in payloads)
     by_tx: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for payload in payloads:
         sequence = json.loads(payload["source"]["sequence"])
         assert isinstance(payload["source"]["sequence"], str)
-        assert len(sequence) == 2 and all(isinstance(part, str) for part in sequence)
+        assert len(sequence) == 2
+        assert all(isinstance(part, str) for part in sequence)
         assert int(sequence[0]) < int(sequence[1]) == payload["source"]["lsn"]
         by_tx[payload["transaction"]["id"]].append(payload)
     previous_tx = 0
     for tx_id, events in by_tx.items():  # in LSN order
         tx_number, first_lsn = (int(part) for part in tx_id.split(":"))
         assert first_lsn == events[0]["source"]["lsn"]
-        assert {e["source"]["txId"] for e in events} == {tx_number} and tx_number > previous_tx
+        assert {e["source"]["txId"] for e in events} == {tx_number}
+        assert tx_number > previous_tx
         previous_tx = tx_number
         assert 1 <= len(events) <= 4
         assert [e["transaction"]["total_order"] for e in events] == list(range(1, len(events) + 1))
@@ -308,9 +310,7 @@ def test_streaming_positions_and_transactions(landed: dict[str, Any]) -> None:
     _check_transaction_topic(landed["records"], by_tx)
 
 
-def _check_transaction_topic(
-    records: list[dict[str, Any]], by_tx: dict[str, list[dict[str, Any]]]
-) -> None:
+def _check_transaction_topic(records: list[dict[str, Any]], by_tx: dict[str, list[dict[str, Any]]]) -> None:
     markers: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for record in records:
         if record["topic"] != "dbserver1.transaction":
@@ -318,23 +318,30 @@ def _check_transaction_topic(
         value, key = _value(record), json.loads(record["key"])
         assert value is not None
         assert value["schema"]["name"] == "io.debezium.connector.common.TransactionMetadataValue"
-        assert list(value["payload"]) == ["status", "id", "event_count", "data_collections", "ts_ms"]
+        assert list(value["payload"]) == [
+            "status",
+            "id",
+            "event_count",
+            "data_collections",
+            "ts_ms",
+        ]
         assert key["payload"] == {"id": value["payload"]["id"]}
         markers[value["payload"]["id"]].append(value["payload"])
     assert markers.keys() == by_tx.keys()
     for tx_id, (begin, end) in markers.items():
         events = by_tx[tx_id]
-        assert begin["status"] == "BEGIN" and begin["event_count"] is None
+        assert begin["status"] == "BEGIN"
+        assert begin["event_count"] is None
         assert begin["data_collections"] is None
-        assert end["status"] == "END" and end["event_count"] == len(events)
+        assert end["status"] == "END"
+        assert end["event_count"] == len(events)
         counts = Counter(f"inventory.{e['source']['table']}" for e in events)
         assert {d["data_collection"]: d["event_count"] for d in end["data_collections"]} == counts
 
 
 def test_timestamps_increase_and_lag(landed: dict[str, Any]) -> None:
     positions = sorted(
-        (c["value"]["payload"]["source"]["lsn"], c["value"]["payload"]["source"]["ts_ms"])
-        for c in landed["changes"]
+        (c["value"]["payload"]["source"]["lsn"], c["value"]["payload"]["source"]["ts_ms"]) for c in landed["changes"]
     )
     source_ts = [ts for _, ts in positions]
     assert source_ts == sorted(source_ts), "source.ts_ms goes back while the LSN grows"
@@ -349,7 +356,8 @@ def test_updates_have_no_before_and_deletes_only_the_key(landed: dict[str, Any])
     for change in landed["changes"]:
         payload = change["value"]["payload"]
         if payload["op"] in ("c", "u", "r"):
-            assert payload["before"] is None and payload["after"] is not None
+            assert payload["before"] is None
+            assert payload["after"] is not None
         elif payload["op"] == "d":
             assert payload["after"] is None
             before = payload["before"]
@@ -363,7 +371,8 @@ def test_each_delete_is_followed_by_its_tombstone(landed: dict[str, Any]) -> Non
     assert deletes
     for delete in deletes:
         tombstone = by_position[delete["topic"], delete["partition"], delete["offset"] + 1]
-        assert tombstone["payload"] is None and tombstone["key"] == delete["key"]
+        assert tombstone["payload"] is None
+        assert tombstone["key"] == delete["key"]
     tombstones = [r for r in landed["records"] if r["payload"] is None]
     assert len(tombstones) == len(deletes)
 
@@ -374,16 +383,20 @@ def test_exactly_one_truncate(landed: dict[str, Any]) -> None:
     truncate = truncates[0]
     payload = truncate["value"]["payload"]
     assert truncate["topic"] == "dbserver1.inventory.orders"
-    assert truncate["key"] is None and truncate["partition"] == 0
-    assert payload["before"] is None and payload["after"] is None
-    assert payload["source"]["table"] == "orders" and payload["transaction"] is not None
+    assert truncate["key"] is None
+    assert truncate["partition"] == 0
+    assert payload["before"] is None
+    assert payload["after"] is None
+    assert payload["source"]["table"] == "orders"
+    assert payload["transaction"] is not None
     later_orders = [
         c
         for c in landed["changes"]
         if c["topic"] == "dbserver1.inventory.orders"
         and c["value"]["payload"]["source"]["lsn"] > payload["source"]["lsn"]
     ]
-    assert later_orders and later_orders[0]["value"]["payload"]["op"] == "c"
+    assert later_orders
+    assert later_orders[0]["value"]["payload"]["op"] == "c"
 
 
 def test_primary_key_change(landed: dict[str, Any]) -> None:
@@ -394,9 +407,7 @@ def test_primary_key_change(landed: dict[str, Any]) -> None:
     for delete in deletes:
         d = _value(delete)["payload"]
         new_key = delete["headers"][delete["headers"].index("__debezium.newkey") + 1]
-        (create,) = [
-            r for r in creates if json.loads(r["key"])["payload"] == json.loads(new_key)
-        ]
+        (create,) = [r for r in creates if json.loads(r["key"])["payload"] == json.loads(new_key)]
         c = _value(create)["payload"]
         old_key = create["headers"][create["headers"].index("__debezium.oldkey") + 1]
         assert json.loads(old_key) == json.loads(delete["key"])["payload"]
@@ -414,7 +425,8 @@ def test_toast_placeholder_only_on_product_descriptions(landed: dict[str, Any]) 
         for name, value in (payload["after"] or {}).items():
             if value == UNAVAILABLE:
                 toasted.append((payload["op"], payload["source"]["table"], name))
-    assert toasted and set(toasted) == {("u", "products", "description")}
+    assert toasted
+    assert set(toasted) == {("u", "products", "description")}
 
 
 # ------------------------------------------------------------------------------------------
@@ -446,7 +458,8 @@ def test_decimal_schema_and_values_match_the_oracle(landed: dict[str, Any]) -> N
         after = change["value"]["payload"]["after"]
         if after is not None:
             last_price[f'{{"id":{after["id"]}}}'] = _decode_decimal(after["price"], 2)
-    assert oracle and all(last_price[key] == row["price"] for key, row in oracle.items())
+    assert oracle
+    assert all(last_price[key] == row["price"] for key, row in oracle.items())
 
 
 def test_oracle_value_formats(landed: dict[str, Any]) -> None:
@@ -458,11 +471,15 @@ def test_oracle_value_formats(landed: dict[str, Any]) -> None:
             assert key == json.dumps({"id": row["id"]}, separators=(",", ":"))
     for row in oracle["inventory.customers"].values():
         stamp = row["updated_at"]
-        assert len(stamp) == 26 and stamp[10] == "T" and stamp[19] == "."
+        assert len(stamp) == 26
+        assert stamp[10] == "T"
+        assert stamp[19] == "."
         datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%f")
     for row in oracle["inventory.products"].values():
         whole, fraction = row["price"].lstrip("-").split(".")
-        assert whole.isdigit() and len(fraction) == 2 and fraction.isdigit()
+        assert whole.isdigit()
+        assert len(fraction) == 2
+        assert fraction.isdigit()
         assert row["weight"] is None or isinstance(row["weight"], float)
         assert row["description"] != UNAVAILABLE
     for row in oracle["inventory.orders"].values():
@@ -501,15 +518,14 @@ def test_json_encoders_agree(landed: dict[str, Any]) -> None:
 # ------------------------------------------------------------------------------------------
 
 
-def test_parquet_has_the_spark_kafka_schema_and_same_records(
-    tmp_path: Path, landed: dict[str, Any]
-) -> None:
+def test_parquet_has_the_spark_kafka_schema_and_same_records(tmp_path: Path, landed: dict[str, Any]) -> None:
     pq = pytest.importorskip("pyarrow.parquet")
     pa = pytest.importorskip("pyarrow")
     out = tmp_path / "parquet"
     _run(out, fmt="parquet")
     files = _files(out)
-    assert files and all(path.suffix == ".parquet" for path in files)
+    assert files
+    assert all(path.suffix == ".parquet" for path in files)
     expected_schema = pa.schema(
         [
             ("key", pa.binary()),
@@ -533,9 +549,7 @@ def test_parquet_has_the_spark_kafka_schema_and_same_records(
     for row in rows:
         record = kcat[row["topic"], row["partition"], row["offset"]]
         assert row["key"] == (record["key"].encode() if record["key"] is not None else None)
-        assert row["value"] == (
-            record["payload"].encode() if record["payload"] is not None else None
-        )
+        assert row["value"] == (record["payload"].encode() if record["payload"] is not None else None)
         assert round(row["timestamp"].timestamp() * 1000) == record["ts"]
         assert row["timestampType"] == 0
         flat = record.get("headers")
@@ -554,21 +568,22 @@ def test_existing_output_needs_overwrite(tmp_path: Path) -> None:
     with pytest.raises(FileExistsError):
         _run(out)
     summary = _run(out, overwrite=True)
-    assert _files(out) == sorted(summary.files) and len(summary.files) < many
+    assert _files(out) == sorted(summary.files)
+    assert len(summary.files) < many
 
 
-@pytest.mark.parametrize(
-    ("events", "keys"), [(10, 5), (400, 4), (400, 500)]
-)
+@pytest.mark.parametrize(("events", "keys"), [(10, 5), (400, 4), (400, 500)])
 def test_sizes_out_of_range_are_refused(tmp_path: Path, events: int, keys: int) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="must be"):
         gen.generate(tmp_path, events=events, keys=keys)
 
 
 def test_larger_run_hits_the_requested_sizes(tmp_path: Path) -> None:
     summary = gen.generate(tmp_path / "big", events=20_000, keys=3_000, partitions=3)
-    assert summary.events == 20_000 and summary.keys == 3_000
-    assert summary.per_op["t"] == 1 and summary.pk_changes >= 1
+    assert summary.events == 20_000
+    assert summary.keys == 3_000
+    assert summary.per_op["t"] == 1
+    assert summary.pk_changes >= 1
     assert {path.parent.name for path in summary.files} == set(TOPICS)
 
 
@@ -576,7 +591,8 @@ def test_cli_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out, expected = tmp_path / "landing", tmp_path / "expected.json"
     assert gen.main(["--out", str(out), "--demo", "--expected", str(expected)]) == 0
     printed = capsys.readouterr().out.strip().splitlines()
-    assert len(printed) == 1 and printed[0].startswith("wrote 400 events")
+    assert len(printed) == 1
+    assert printed[0].startswith("wrote 400 events")
     records = _read_kcat(out)
     assert {r["partition"] for r in records} == {0, 1}
     assert json.loads(expected.read_text(encoding="utf-8")).keys() == {

@@ -1,0 +1,74 @@
+"""The demo: build the bundled Debezium events, then show what came out, in a few lines.
+
+    python -m cdc_dbt.demo        (what scripts/demo.sh runs)
+"""
+
+import os
+import sys
+
+from pyspark.sql import SparkSession
+
+from cdc_dbt.cli import run_dbt
+from cdc_dbt.session import build_session
+from cdc_dbt.settings import Settings, load_settings
+
+SAMPLE_ROWS = 3
+
+
+def main() -> int:
+    settings = load_settings()
+    if run_dbt(settings, ["build"]) != 0:
+        return 1
+    print_summary(build_session(settings), settings, os.environ.get("CDC_SCHEMA", "cdc"))
+    return 0
+
+
+def print_summary(spark: SparkSession, settings: Settings, schema: str) -> None:
+    def rows(query: str) -> list[dict[str, object]]:
+        return [row.asDict() for row in spark.sql(query.replace("{schema}", f"`{schema}`")).collect()]
+
+    print(f"\nLanded files: {settings.landing_dir}\nWarehouse:    {settings.warehouse_dir}\n")
+    print(f"{'source table':<24}{'changes':>9}{'current rows':>14}{'versions':>10}")
+    for table in rows(
+        """
+        select changes.source_table, changes.changes, coalesce(current.rows, 0) as current_rows,
+            coalesce(history.versions, 0) as versions
+        from (select source_table, count(*) as changes from {schema}.cdc_changes group by 1) as changes
+        left join (select source_table, count(*) as rows from {schema}.cdc_current group by 1) as current
+            on changes.source_table = current.source_table
+        left join (select source_table, count(*) as versions from {schema}.cdc_history group by 1) as history
+            on changes.source_table = history.source_table
+        order by 1
+        """
+    ):
+        print(f"{table['source_table']!s:<24}{table['changes']:>9}{table['current_rows']:>14}{table['versions']:>10}")
+    quarantined = rows("select reason, count(*) as n from {schema}.cdc_quarantine group by 1 order by 1")
+    print("\nQuarantined: " + (", ".join(f"{r['n']} {r['reason']}" for r in quarantined) or "nothing"))
+
+    print(f"\nA few current rows of inventory.customers (cdc_current):")
+    for row in rows(
+        "select row_key, row from {schema}.cdc_current"
+        f" where source_table = 'inventory.customers' order by row_key limit {SAMPLE_ROWS}"
+    ):
+        print(f"  {row['row_key']}  {row['row']}")
+
+    busiest = rows(
+        "select source_table, row_key from {schema}.cdc_history"
+        " group by 1, 2 order by count(*) desc, 1, 2 limit 1"
+    )
+    if busiest:
+        table, key = busiest[0]["source_table"], busiest[0]["row_key"]
+        print(f"\nHistory of {table} {key} (cdc_history):")
+        for version in spark.sql(
+            f"select version, valid_from, valid_to, ended_by, row from `{schema}`.cdc_history"
+            " where source_table = :table and row_key = :key order by version",
+            args={"table": table, "key": key},
+        ).collect():
+            print(
+                f"  v{version['version']}  {version['valid_from']} → {version['valid_to'] or 'now':<26}"
+                f" ended by {version['ended_by'] or '-'}  {version['row']}"
+            )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

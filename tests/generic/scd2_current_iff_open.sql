@@ -1,0 +1,57 @@
+{#
+    SCD2 (SPEC §5): a version is current exactly when it is open, and open means both `valid_to`
+    and `ended_by` are null. Fails for every version where `is_current` disagrees with that (a
+    null `is_current` disagrees with both), and for a half-closed version: `valid_to` set without
+    `ended_by`, or the reverse.
+#}
+{% test scd2_current_iff_open(
+    model,
+    is_current_column='is_current',
+    valid_to_column='valid_to',
+    ended_by_column='ended_by'
+) %}
+
+{%- set column_arguments = {
+    'is_current_column': is_current_column,
+    'valid_to_column': valid_to_column,
+    'ended_by_column': ended_by_column,
+} -%}
+{%- for argument_name, argument in column_arguments.items() -%}
+    {%- if argument is not string or (argument | trim) == '' -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_current_iff_open: `" ~ argument_name ~ "` must be a column name, got "
+            ~ argument ~ " for " ~ model
+        ) }}
+    {%- endif -%}
+{%- endfor -%}
+
+{%- set is_current = cdc_quote_identifier(is_current_column) -%}
+{%- set valid_to = cdc_quote_identifier(valid_to_column) -%}
+{%- set ended_by = cdc_quote_identifier(ended_by_column) -%}
+
+with
+
+checked as (
+
+    select
+        *,
+        case
+            when ({{ valid_to }} is null) != ({{ ended_by }} is null)
+                then 'half closed: valid_to and ended_by disagree'
+            when not ({{ is_current }} <=> ({{ valid_to }} is null and {{ ended_by }} is null))
+                then 'is_current disagrees with valid_to and ended_by'
+        end as violation
+    from {{ model }}
+
+),
+
+validation_errors as (
+
+    select * from checked
+    where violation is not null
+
+)
+
+select * from validation_errors
+
+{% endtest %}

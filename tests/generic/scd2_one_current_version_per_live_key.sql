@@ -1,0 +1,90 @@
+{#
+    SCD2 (SPEC §6): exactly one version is current for a live key, none for a deleted one.
+    A key is live when its last version (highest `version_column`) is open (`valid_to` and
+    `ended_by` both null); then that last version, and only it, must be current. A key whose last
+    version was closed (by a delete or a truncate) must have no current version at all.
+    Fails with one row per offending key.
+#}
+{% test scd2_one_current_version_per_live_key(
+    model,
+    key_columns=['source_db', 'source_table', 'row_key'],
+    version_column='version',
+    is_current_column='is_current',
+    valid_to_column='valid_to',
+    ended_by_column='ended_by'
+) %}
+
+{%- if key_columns is string
+    or key_columns is not iterable
+    or key_columns is mapping
+    or (key_columns | length) == 0 -%}
+    {{ exceptions.raise_compiler_error(
+        "scd2_one_current_version_per_live_key: `key_columns` must be a non-empty list of column "
+        ~ "names, got " ~ key_columns ~ " for " ~ model
+    ) }}
+{%- endif -%}
+{%- set column_arguments = {
+    'version_column': version_column,
+    'is_current_column': is_current_column,
+    'valid_to_column': valid_to_column,
+    'ended_by_column': ended_by_column,
+} -%}
+{%- for argument_name, argument in column_arguments.items() -%}
+    {%- if argument is not string or (argument | trim) == '' -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_one_current_version_per_live_key: `" ~ argument_name ~ "` must be a column name, "
+            ~ "got " ~ argument ~ " for " ~ model
+        ) }}
+    {%- endif -%}
+{%- endfor -%}
+
+{%- set quoted_keys = [] -%}
+{%- for column in key_columns -%}
+    {%- do quoted_keys.append(cdc_quote_identifier(column)) -%}
+{%- endfor -%}
+{%- set key_list = quoted_keys | join(', ') -%}
+
+with
+
+versions as (
+
+    select
+        {{ key_list }},
+        {{ cdc_quote_identifier(version_column) }} as version_number,
+        {{ cdc_quote_identifier(is_current_column) }} as is_current_version,
+        (
+            {{ cdc_quote_identifier(valid_to_column) }} is null
+            and {{ cdc_quote_identifier(ended_by_column) }} is null
+        ) as is_open_version
+    from {{ model }}
+
+),
+
+key_summaries as (
+
+    select
+        {{ key_list }},
+        max(version_number) as last_version_number,
+        max_by(is_open_version, version_number) as is_last_version_open,
+        count_if(is_current_version) as current_version_count,
+        max(case when is_current_version then version_number end) as current_version_number
+    from versions
+    group by {{ key_list }}
+
+),
+
+validation_errors as (
+
+    select * from key_summaries
+    where
+        (
+            is_last_version_open
+            and not (current_version_count = 1 and current_version_number = last_version_number)
+        )
+        or (not is_last_version_open and current_version_count > 0)
+
+)
+
+select * from validation_errors
+
+{% endtest %}

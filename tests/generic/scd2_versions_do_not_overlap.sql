@@ -1,0 +1,103 @@
+{#
+    SCD2 (SPEC §6): the versions of one key never overlap. Taking each key's versions in
+    `version_column` order, version n fails when
+    - it ends before it starts (`valid_to` < `valid_from`);
+    - it is open (`valid_to` null) although a later version exists;
+    - it ends after the next version starts (an overlap);
+    - it was replaced (`ended_by` = `replaced_marker`) and its `valid_to` is not exactly the next
+      version's `valid_from`, or no next version exists.
+    A version ended by a delete or a truncate may leave a gap before the key's next version
+    (the row did not exist meanwhile); it must not overlap it.
+#}
+{% test scd2_versions_do_not_overlap(
+    model,
+    key_columns=['source_db', 'source_table', 'row_key'],
+    version_column='version',
+    valid_from_column='valid_from',
+    valid_to_column='valid_to',
+    ended_by_column='ended_by',
+    replaced_marker='u'
+) %}
+
+{%- if key_columns is string
+    or key_columns is not iterable
+    or key_columns is mapping
+    or (key_columns | length) == 0 -%}
+    {{ exceptions.raise_compiler_error(
+        "scd2_versions_do_not_overlap: `key_columns` must be a non-empty list of column names, got "
+        ~ key_columns ~ " for " ~ model
+    ) }}
+{%- endif -%}
+{%- set column_arguments = {
+    'version_column': version_column,
+    'valid_from_column': valid_from_column,
+    'valid_to_column': valid_to_column,
+    'ended_by_column': ended_by_column,
+    'replaced_marker': replaced_marker,
+} -%}
+{%- for argument_name, argument in column_arguments.items() -%}
+    {%- if argument is not string or (argument | trim) == '' -%}
+        {{ exceptions.raise_compiler_error(
+            "scd2_versions_do_not_overlap: `" ~ argument_name ~ "` must be a non-empty string, got "
+            ~ argument ~ " for " ~ model
+        ) }}
+    {%- endif -%}
+{%- endfor -%}
+
+{%- set quoted_keys = [] -%}
+{%- for column in key_columns -%}
+    {%- do quoted_keys.append(cdc_quote_identifier(column)) -%}
+{%- endfor -%}
+{%- set key_list = quoted_keys | join(', ') -%}
+
+with
+
+versions as (
+
+    select
+        {{ key_list }},
+        {{ cdc_quote_identifier(version_column) }} as version_number,
+        {{ cdc_quote_identifier(valid_from_column) }} as version_valid_from,
+        {{ cdc_quote_identifier(valid_to_column) }} as version_valid_to,
+        {{ cdc_quote_identifier(ended_by_column) }} as version_ended_by,
+        lead({{ cdc_quote_identifier(version_column) }}) over key_versions as next_version_number,
+        lead({{ cdc_quote_identifier(valid_from_column) }}) over key_versions as next_valid_from
+    from {{ model }}
+    window key_versions as (
+        partition by {{ key_list }}
+        order by {{ cdc_quote_identifier(version_column) }}
+    )
+
+),
+
+checked as (
+
+    select
+        *,
+        case
+            when version_valid_to < version_valid_from
+                then 'ends before it starts'
+            when next_version_number is not null and version_valid_to is null
+                then 'open although a later version exists'
+            when next_version_number is not null and version_valid_to > next_valid_from
+                then 'overlaps the next version'
+            when version_ended_by = {{ cdc_string_literal(replaced_marker) }} and next_version_number is null
+                then 'replaced, but no later version exists'
+            when version_ended_by = {{ cdc_string_literal(replaced_marker) }}
+                and not (version_valid_to <=> next_valid_from)
+                then 'replaced, but valid_to differs from valid_from of the next version'
+        end as violation
+    from versions
+
+),
+
+validation_errors as (
+
+    select * from checked
+    where violation is not null
+
+)
+
+select * from validation_errors
+
+{% endtest %}
