@@ -65,7 +65,7 @@ def print_summary(spark: SparkSession, settings: Settings, schema: str) -> None:
             args={"table": table, "key": key},
         ).collect():
             print(
-                f"  v{version['version']}  {version['valid_from']} → {version['valid_to'] or 'now':<26}"
+                f"  v{version['version']}  {version['valid_from']} → {str(version['valid_to'] or 'now'):<26}"
                 f" ended by {version['ended_by'] or '-'}  {version['row']}"
             )
 

@@ -7,6 +7,7 @@ which returns the session built here, so every model sees the `cdc_*` functions.
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -41,6 +42,9 @@ def build_session(settings: Settings) -> SparkSession:
     # Spark reads local time zone for display and casts; UTC keeps results identical everywhere.
     os.environ["TZ"] = "UTC"
     os.environ.setdefault("SPARK_CONF_DIR", str(SPARK_CONF_DIR))
+    # Python workers must run this interpreter (it has orjson and the udfs package), not
+    # whatever `python3` the PATH finds first.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # PySpark logs failed queries itself; the CLI reports them in one line instead.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
     java_options = " ".join(
@@ -64,7 +68,6 @@ def build_session(settings: Settings) -> SparkSession:
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", os.environ.get("CDC_SHUFFLE_PARTITIONS", "8"))
         .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
-        .config("spark.sql.execution.pythonUDF.arrow.enabled", "false")
         .enableHiveSupport()
     )
     spark = builder.getOrCreate()

@@ -1,0 +1,103 @@
+"""Plain Python UDFs against Arrow-batched ones, on the same generated Debezium records.
+
+    python bench/udf_variants.py [--events 200000] [--repeat 3]
+
+Generates kcat files with cdc_dbt.generate, then times, in one Spark session and one run, the
+two parsing UDFs of the staging path (cdc_parse_kcat_line then cdc_parse_record) as
+- plain: row-at-a-time pickled Python UDFs (Spark's classic path);
+- arrow: the same functions with `useArrow=True` (Arrow batches between JVM and Python);
+- pandas: the same functions mapped over pandas Series in a `pandas_udf`.
+Each variant's best of `--repeat` runs is printed with its ratio to the plain baseline.
+"""
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.functions import pandas_udf, udf
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cdc_dbt.generate import generate  # noqa: E402
+from cdc_dbt.session import build_session  # noqa: E402
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings  # noqa: E402
+from udfs import spark as registration  # noqa: E402
+from udfs.landing import parse_kcat_line  # noqa: E402
+from udfs.records import parse_record  # noqa: E402
+
+
+def plain_or_arrow(arrow: bool) -> tuple[Any, Any]:
+    line_udf = udf(registration.parse_kcat_line_row, registration.LANDED_RECORD_TYPE, useArrow=arrow)
+    record_udf = udf(registration.parse_record_row, registration.PARSED_RECORD_TYPE, useArrow=arrow)
+    return line_udf, record_udf
+
+
+def pandas_variant(spark: SparkSession) -> tuple[Any, Any]:
+    landed_fields = spark.sql(f"select cast(null as {registration.LANDED_RECORD_TYPE}) as s").schema[0].dataType
+    parsed_fields = spark.sql(f"select cast(null as {registration.PARSED_RECORD_TYPE}) as s").schema[0].dataType
+
+    @pandas_udf(landed_fields)  # type: ignore[call-overload]
+    def line_udf(lines: pd.Series) -> pd.DataFrame:
+        rows = [registration._spark_tuple(parse_kcat_line(line)) for line in lines]
+        frame = pd.DataFrame(rows, columns=landed_fields.names)
+        frame["headers"] = [[{"key": k, "value": v} for k, v in headers] for headers in frame["headers"]]
+        return frame
+
+    @pandas_udf(parsed_fields)  # type: ignore[call-overload]
+    def record_udf(keys: pd.Series, payloads: pd.Series, partitions: pd.Series, offsets: pd.Series) -> pd.DataFrame:
+        rows = [
+            registration._spark_tuple(parse_record(key, payload, int(partition), int(offset)))
+            for key, payload, partition, offset in zip(keys, payloads, partitions, offsets, strict=True)
+        ]
+        return pd.DataFrame(rows, columns=parsed_fields.names)
+
+    return line_udf, record_udf
+
+
+def pipeline(lines: DataFrame, line_udf: Any, record_udf: Any) -> DataFrame:
+    landed = lines.select(line_udf("value").alias("r")).select("r.*")
+    return landed.select(record_udf("key", "payload", "partition", "offset").alias("p")).select("p.outcome")
+
+
+def best_seconds(frame: DataFrame, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        frame.write.format("noop").mode("overwrite").save()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=200_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="cdc-bench-"))
+    summary = generate(work / "landing", events=args.events, keys=max(16, args.events // 10), fmt="kcat")
+    settings = Settings(PACKAGE_PROJECT_DIR, work / "landing", work / "warehouse", None)
+    spark = build_session(settings)
+    lines = spark.read.option("recursiveFileLookup", "true").text(str(work / "landing")).cache()
+    records = lines.count()
+    print(f"{summary.events} events, {records} landed records, {spark.sparkContext.defaultParallelism} cores")
+
+    variants = {"plain": plain_or_arrow(False), "arrow": plain_or_arrow(True), "pandas": pandas_variant(spark)}
+    outcomes = {name: pipeline(lines, *udfs).groupBy("outcome").count().collect() for name, udfs in variants.items()}
+    assert len({tuple(sorted(map(tuple, rows))) for rows in outcomes.values()}) == 1, "variants disagree"
+
+    seconds = {name: best_seconds(pipeline(lines, *udfs), args.repeat) for name, udfs in variants.items()}
+    baseline = seconds["plain"]
+    print(f"{'variant':<8}{'best s':>9}{'records/s':>12}{'vs plain':>10}")
+    for name, value in seconds.items():
+        print(f"{name:<8}{value:>9.2f}{records / value:>12,.0f}{baseline / value:>9.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+{{ typed_current('inventory.customers', inventory_customers_columns()) }}

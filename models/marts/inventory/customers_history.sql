@@ -1,0 +1,1 @@
+{{ typed_history('inventory.customers', inventory_customers_columns()) }}

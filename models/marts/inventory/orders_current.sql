@@ -1,0 +1,1 @@
+{{ typed_current('inventory.orders', inventory_orders_columns()) }}

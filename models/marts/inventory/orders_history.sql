@@ -1,0 +1,1 @@
+{{ typed_history('inventory.orders', inventory_orders_columns()) }}

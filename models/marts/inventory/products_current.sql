@@ -1,0 +1,1 @@
+{{ typed_current('inventory.products', inventory_products_columns()) }}

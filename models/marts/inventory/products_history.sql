@@ -1,0 +1,1 @@
+{{ typed_history('inventory.products', inventory_products_columns()) }}

@@ -1,0 +1,86 @@
+"""`cdc-dbt` end to end, as a user runs it: a separate process, its own warehouse, JSON lines out."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pyspark.sql import SparkSession
+
+from cdc_dbt.cli import run_sql
+from cdc_dbt.generate import generate
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from tests.kcat import KafkaRecord, write_kcat_file
+
+CLI = [sys.executable, "-m", "cdc_dbt.cli"]
+
+
+def cdc_dbt(args: list[str], landing: Path, warehouse: Path) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "CDC_LANDING_DIR": str(landing), "CDC_WAREHOUSE_DIR": str(warehouse)}
+    environment.pop("CDC_SCHEMA", None)
+    return subprocess.run(
+        [*CLI, *args], cwd=PACKAGE_PROJECT_DIR, env=environment, capture_output=True, text=True, timeout=900
+    )
+
+
+def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
+    landing, warehouse = tmp_path / "landing", tmp_path / "warehouse"
+    expected_path = tmp_path / "expected.json"
+    generate(landing / "generated", events=200, keys=50, seed=3, partitions=2, expected_path=expected_path)
+    write_kcat_file(
+        landing / "bad" / "records.jsonl",
+        [KafkaRecord("dbserver1.inventory.customers", 9, 0, '{"id":1}', "{this is not json")],
+    )
+    (landing / "bad" / "records.jsonl").write_text((landing / "bad" / "records.jsonl").read_text() + "not a record\n")
+
+    built = cdc_dbt(["build"], landing, warehouse)
+    assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+    assert "Completed successfully" in built.stdout
+
+    queried = cdc_dbt(
+        [
+            "sql",
+            "select 'current' as kind, source_table, row_key, row, null as reason from cdc.cdc_current"
+            " union all select 'quarantine', null, null, null, reason from cdc.cdc_quarantine",
+        ],
+        landing,
+        warehouse,
+    )
+    assert queried.returncode == 0, queried.stderr
+    rows = [json.loads(line) for line in queried.stdout.splitlines()]
+    current: dict[str, dict[str, object]] = {}
+    for row in rows:
+        if row["kind"] == "current":
+            current.setdefault(row["source_table"], {})[row["row_key"]] = json.loads(row["row"])
+    expected = {table: rows for table, rows in json.loads(expected_path.read_text()).items() if rows}
+    assert current == expected
+    assert sorted(row["reason"] for row in rows if row["kind"] == "quarantine") == [
+        "invalid_json",
+        "invalid_landing_line",
+    ]
+    assert (warehouse / "metastore_db").is_dir() and (warehouse / "tables").is_dir()
+    assert landing.joinpath("bad", "records.jsonl").exists(), "dropping landing tables must keep the files"
+
+
+def test_sql_failure_is_one_line_on_stderr_and_a_nonzero_exit(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    settings = Settings(PACKAGE_PROJECT_DIR, tmp_path, tmp_path, None)
+    assert run_sql(settings, "select * from no_such_table") == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("cdc-dbt sql: ") and "no_such_table" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_sql_prints_one_json_object_per_row(spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    settings = Settings(PACKAGE_PROJECT_DIR, tmp_path, tmp_path, None)
+    query = "select id, cast(id as decimal(5,2)) as price, date'2024-01-31' as day from range(2)"
+    assert run_sql(settings, query) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line) for line in lines] == [
+        {"id": 0, "price": "0.00", "day": "2024-01-31"},
+        {"id": 1, "price": "1.00", "day": "2024-01-31"},
+    ]
