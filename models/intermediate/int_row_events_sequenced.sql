@@ -58,7 +58,7 @@ ranked as (
             partition by source_db, source_table, row_key, source_position, op
             order by topic, `partition`, `offset`
         ) as delivery_number,
-        max(size(unavailable_columns) > 0) over (
+        max(coalesce(size(unavailable_columns), 0) > 0) over (
             partition by source_db, source_table, row_key
         ) as has_unknown_values
     from row_events

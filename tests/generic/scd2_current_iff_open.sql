@@ -20,7 +20,7 @@
     {%- if argument is not string or (argument | trim) == '' -%}
         {{ exceptions.raise_compiler_error(
             "scd2_current_iff_open: `" ~ argument_name ~ "` must be a column name, got "
-            ~ argument ~ " for " ~ model
+            ~ tojson(argument)
         ) }}
     {%- endif -%}
 {%- endfor -%}

@@ -20,7 +20,7 @@
     or (key_columns | length) == 0 -%}
     {{ exceptions.raise_compiler_error(
         "scd2_one_current_version_per_live_key: `key_columns` must be a non-empty list of column "
-        ~ "names, got " ~ key_columns ~ " for " ~ model
+        ~ "names, got " ~ tojson(key_columns)
     ) }}
 {%- endif -%}
 {%- set column_arguments = {
@@ -33,7 +33,7 @@
     {%- if argument is not string or (argument | trim) == '' -%}
         {{ exceptions.raise_compiler_error(
             "scd2_one_current_version_per_live_key: `" ~ argument_name ~ "` must be a column name, "
-            ~ "got " ~ argument ~ " for " ~ model
+            ~ "got " ~ tojson(argument)
         ) }}
     {%- endif -%}
 {%- endfor -%}

@@ -14,13 +14,13 @@
     or (key_columns | length) == 0 -%}
     {{ exceptions.raise_compiler_error(
         "scd2_versions_are_consecutive: `key_columns` must be a non-empty list of column names, "
-        ~ "got " ~ key_columns ~ " for " ~ model
+        ~ "got " ~ tojson(key_columns)
     ) }}
 {%- endif -%}
 {%- if version_column is not string or (version_column | trim) == '' -%}
     {{ exceptions.raise_compiler_error(
         "scd2_versions_are_consecutive: `version_column` must be a column name, got "
-        ~ version_column ~ " for " ~ model
+        ~ tojson(version_column)
     ) }}
 {%- endif -%}
 

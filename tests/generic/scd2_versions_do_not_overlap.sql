@@ -25,7 +25,7 @@
     or (key_columns | length) == 0 -%}
     {{ exceptions.raise_compiler_error(
         "scd2_versions_do_not_overlap: `key_columns` must be a non-empty list of column names, got "
-        ~ key_columns ~ " for " ~ model
+        ~ tojson(key_columns)
     ) }}
 {%- endif -%}
 {%- set column_arguments = {
@@ -38,8 +38,8 @@
 {%- for argument_name, argument in column_arguments.items() -%}
     {%- if argument is not string or (argument | trim) == '' -%}
         {{ exceptions.raise_compiler_error(
-            "scd2_versions_do_not_overlap: `" ~ argument_name ~ "` must be a non-empty string, got "
-            ~ argument ~ " for " ~ model
+            "scd2_versions_do_not_overlap: `" ~ argument_name ~ "` must be a non-empty string (a column name, or the marker value), got "
+            ~ tojson(argument)
         ) }}
     {%- endif -%}
 {%- endfor -%}

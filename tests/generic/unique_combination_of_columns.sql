@@ -13,7 +13,7 @@
     or (combination_of_columns | length) == 0 -%}
     {{ exceptions.raise_compiler_error(
         "unique_combination_of_columns: `combination_of_columns` must be a non-empty list of "
-        ~ "column names, got " ~ combination_of_columns ~ " for " ~ model
+        ~ "column names, got " ~ tojson(combination_of_columns)
     ) }}
 {%- endif -%}
 
@@ -22,7 +22,7 @@
     {%- if column is not string or (column | trim) == '' -%}
         {{ exceptions.raise_compiler_error(
             "unique_combination_of_columns: every entry of `combination_of_columns` must be a "
-            ~ "column name, got " ~ column ~ " for " ~ model
+            ~ "column name, got " ~ tojson(column)
         ) }}
     {%- endif -%}
     {%- do quoted_columns.append(cdc_quote_identifier(column)) -%}

@@ -38,7 +38,11 @@ class DbtProject:
     spark: SparkSession
     target_dir: Path
 
-    def build(self, landing_dir: Path, schema: str, variables: dict[str, Any] | None = None) -> Build:
+    def build(
+        self, landing_dir: Path, schema: str, variables: dict[str, Any] | None = None, *, unit_tests: bool = False
+    ) -> Build:
+        """`dbt build` of `landing_dir` into `schema`, data tests included; dbt unit tests only when asked,
+        since they do not depend on the landed data."""
         from dbt.cli.main import dbtRunner
 
         os.environ["CDC_LANDING_DIR"] = str(landing_dir)
@@ -51,6 +55,7 @@ class DbtProject:
             "--target-path", str(self.target_dir),
             "--vars", json.dumps(all_variables),
             "--quiet",
+            *([] if unit_tests else ["--exclude-resource-type", "unit_test"]),
         ]  # fmt: skip
         result = dbtRunner().invoke(args)
         if not result.success:

@@ -70,12 +70,26 @@ validation_errors as (
 
     select
         'a current version of cdc_history that cdc_current lacks' as difference,
-        *
+        source_db,
+        source_table,
+        row_key,
+        row,
+        op,
+        source_ts,
+        version,
+        source_position
     from missing_from_current
     union all
     select
         'a row of cdc_current that is no current version of cdc_history' as difference,
-        *
+        source_db,
+        source_table,
+        row_key,
+        row,
+        op,
+        source_ts,
+        version,
+        source_position
     from missing_from_history
 
 )

@@ -1,0 +1,133 @@
+"""dbt-project-evaluator's structural rules, checked over the parsed manifest (dbt Hub is out of reach).
+
+Exceptions live in tests/structure_waivers.yml, each with a reason.
+"""
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from udfs.reasons import QUARANTINE_REASONS
+
+PROJECT = "cdc_dbt"
+CONTRACT_TABLES = {"cdc_changes", "cdc_current", "cdc_history", "cdc_quarantine"}
+WAIVERS = yaml.safe_load((PACKAGE_PROJECT_DIR / "tests" / "structure_waivers.yml").read_text())
+
+
+@pytest.fixture(scope="module")
+def manifest(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from dbt.cli.main import dbtRunner
+
+    target: Path = tmp_path_factory.mktemp("parse-target")
+    result = dbtRunner().invoke(
+        [
+            "--warn-error",
+            "parse",
+            "--project-dir", str(PACKAGE_PROJECT_DIR),
+            "--profiles-dir", str(PACKAGE_PROJECT_DIR),
+            "--target-path", str(target),
+        ]  # fmt: skip
+    )
+    assert result.success, f"dbt parse --warn-error failed: {result.exception}"
+    return result.result
+
+
+def own_nodes(manifest: Any, resource_type: str) -> list[Any]:
+    return [
+        node
+        for node in manifest.nodes.values()
+        if node.resource_type == resource_type and node.package_name == PROJECT
+    ]
+
+
+def layer(model: Any) -> str:
+    return Path(model.original_file_path).parts[1]
+
+
+def test_every_model_and_column_is_described(manifest: Any) -> None:
+    undocumented = []
+    for model in own_nodes(manifest, "model"):
+        if not model.description.strip():
+            undocumented.append(model.name)
+        undocumented += [f"{model.name}.{name}" for name, column in model.columns.items() if not column.description]
+    for source in manifest.sources.values():
+        if not source.description.strip():
+            undocumented.append(f"source {source.name}")
+        undocumented += [f"{source.name}.{name}" for name, column in source.columns.items() if not column.description]
+    assert undocumented == []
+
+
+def test_every_model_states_its_grain_and_has_a_grain_test(manifest: Any) -> None:
+    grain_tests = {"unique_combination_of_columns", "unique"}
+    tested = {
+        node.attached_node
+        for node in own_nodes(manifest, "test")
+        if getattr(node, "test_metadata", None) and node.test_metadata.name in grain_tests
+    }
+    models = own_nodes(manifest, "model")
+    assert [m.name for m in models if m.unique_id not in tested] == []
+    assert [m.name for m in models if not re.search(r"\bone row per\b", m.description, re.IGNORECASE)] == []
+
+
+def test_layers_flow_one_way(manifest: Any) -> None:
+    waived = {waiver["model"] for waiver in WAIVERS["marts_reading_marts"]}
+    problems = []
+    models = {m.unique_id: m for m in own_nodes(manifest, "model")}
+    for model in models.values():
+        parents = model.depends_on.nodes
+        source_parents = [p for p in parents if p.startswith("source.")]
+        model_parents = [models[p] for p in parents if p in models]
+        if source_parents and layer(model) != "staging":
+            problems.append(f"{model.name} reads a source outside staging")
+        if source_parents and model_parents:
+            problems.append(f"{model.name} reads both a source and a model")
+        for parent in model_parents:
+            if layer(model) == "staging":
+                problems.append(f"staging model {model.name} reads {parent.name}")
+            if layer(model) == "intermediate" and layer(parent) == "marts":
+                problems.append(f"{model.name} reads the mart {parent.name}")
+            if layer(model) == "marts" and layer(parent) == "marts" and model.name not in waived:
+                problems.append(f"{model.name} reads the mart {parent.name} without a waiver")
+    assert problems == []
+
+
+def test_model_names_follow_their_layer(manifest: Any) -> None:
+    wrong = []
+    for model in own_nodes(manifest, "model"):
+        if layer(model) == "staging" and not re.fullmatch(r"stg_[a-z0-9]+__[a-z0-9_]+", model.name):
+            wrong.append(model.name)
+        if layer(model) == "intermediate" and not model.name.startswith("int_"):
+            wrong.append(model.name)
+        if layer(model) == "marts" and model.name.startswith(("stg_", "int_")):
+            wrong.append(model.name)
+    assert wrong == []
+    marts = {model.name for model in own_nodes(manifest, "model") if layer(model) == "marts"}
+    assert marts >= CONTRACT_TABLES
+
+
+def test_quarantine_reasons_in_yaml_are_the_python_ones(manifest: Any) -> None:
+    accepted = [
+        node.test_metadata.kwargs["values"]
+        for node in own_nodes(manifest, "test")
+        if getattr(node, "test_metadata", None)
+        and node.test_metadata.name == "accepted_values"
+        and node.attached_node == f"model.{PROJECT}.cdc_quarantine"
+        and node.column_name == "reason"
+    ]
+    assert len(accepted) == 1
+    assert sorted(accepted[0]) == sorted(QUARANTINE_REASONS)
+
+
+def test_every_macro_and_argument_is_documented(manifest: Any) -> None:
+    undocumented = []
+    for macro in manifest.macros.values():
+        if macro.package_name != PROJECT:
+            continue
+        if not macro.description.strip():
+            undocumented.append(macro.name)
+        undocumented += [f"{macro.name}({argument.name})" for argument in macro.arguments if not argument.description]
+    assert undocumented == []
