@@ -23,12 +23,12 @@ from pyspark.sql.functions import pandas_udf, udf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cdc_dbt.generate import generate  # noqa: E402
-from cdc_dbt.session import build_session  # noqa: E402
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings  # noqa: E402
-from udfs import spark as registration  # noqa: E402
-from udfs.landing import parse_kcat_line  # noqa: E402
-from udfs.records import parse_record  # noqa: E402
+from cdc_dbt.generate import generate
+from cdc_dbt.session import build_session
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from udfs import spark as registration
+from udfs.landing import parse_kcat_line
+from udfs.records import parse_record
 
 
 def plain_or_arrow(arrow: bool) -> tuple[Any, Any]:

@@ -1,7 +1,7 @@
 """`cdc-dbt`: dbt in the same process as a SparkSession with the project's UDFs (SPEC §2).
 
-    cdc-dbt build [dbt flags]        any dbt command, run on the embedded (or SPARK_MASTER_URL) Spark
-    cdc-dbt sql "<Spark SQL>"        one query; each result row printed as one JSON object per line
+cdc-dbt build [dbt flags]        any dbt command, run on the embedded (or SPARK_MASTER_URL) Spark
+cdc-dbt sql "<Spark SQL>"        one query; each result row printed as one JSON object per line
 """
 
 import datetime as dt

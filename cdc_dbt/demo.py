@@ -1,6 +1,6 @@
 """The demo: build the bundled Debezium events, then show what came out, in a few lines.
 
-    python -m cdc_dbt.demo        (what scripts/demo.sh runs)
+python -m cdc_dbt.demo        (what scripts/demo.sh runs)
 """
 
 import os
@@ -45,7 +45,7 @@ def print_summary(spark: SparkSession, settings: Settings, schema: str) -> None:
     quarantined = rows("select reason, count(*) as n from {schema}.cdc_quarantine group by 1 order by 1")
     print("\nQuarantined: " + (", ".join(f"{r['n']} {r['reason']}" for r in quarantined) or "nothing"))
 
-    print(f"\nA few current rows of inventory.customers (cdc_current):")
+    print("\nA few current rows of inventory.customers (cdc_current):")
     for row in rows(
         "select row_key, row from {schema}.cdc_current"
         f" where source_table = 'inventory.customers' order by row_key limit {SAMPLE_ROWS}"
@@ -53,19 +53,18 @@ def print_summary(spark: SparkSession, settings: Settings, schema: str) -> None:
         print(f"  {row['row_key']}  {row['row']}")
 
     busiest = rows(
-        "select source_table, row_key from {schema}.cdc_history"
-        " group by 1, 2 order by count(*) desc, 1, 2 limit 1"
+        "select source_table, row_key from {schema}.cdc_history group by 1, 2 order by count(*) desc, 1, 2 limit 1"
     )
     if busiest:
-        table, key = busiest[0]["source_table"], busiest[0]["row_key"]
-        print(f"\nHistory of {table} {key} (cdc_history):")
+        busiest_table, key = busiest[0]["source_table"], busiest[0]["row_key"]
+        print(f"\nHistory of {busiest_table} {key} (cdc_history):")
         for version in spark.sql(
             f"select version, valid_from, valid_to, ended_by, row from `{schema}`.cdc_history"
             " where source_table = :table and row_key = :key order by version",
-            args={"table": table, "key": key},
+            args={"table": busiest_table, "key": key},
         ).collect():
             print(
-                f"  v{version['version']}  {version['valid_from']} → {str(version['valid_to'] or 'now'):<26}"
+                f"  v{version['version']}  {version['valid_from']} → {version['valid_to'] or 'now'!s:<26}"
                 f" ended by {version['ended_by'] or '-'}  {version['row']}"
             )
 

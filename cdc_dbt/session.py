@@ -31,7 +31,9 @@ def require_java() -> None:
     if java_home and (Path(java_home) / "bin" / "java").exists():
         return
     if shutil.which("java") is None:
-        raise JavaMissingError("cdc-dbt needs Java 17 or newer: install it (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME")
+        raise JavaMissingError(
+            "cdc-dbt needs Java 17 or newer: install it (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
+        )
 
 
 def build_session(settings: Settings) -> SparkSession:

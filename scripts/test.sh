@@ -5,6 +5,8 @@ source "$(dirname "$0")/_bootstrap.sh"
 echo "== ruff" >&2
 ruff check udfs cdc_dbt tests bench
 ruff format --check udfs cdc_dbt tests bench
+echo "== mypy" >&2
+mypy
 echo "== sqlfluff" >&2
 sqlfluff lint models macros tests/generic tests/singular
 echo "== pytest" >&2

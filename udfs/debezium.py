@@ -69,7 +69,9 @@ def parse_envelope(
         name for name, value in (raw_after.items() if isinstance(raw_after, Mapping) else ()) if is_unavailable(value)
     )
     connector = _text(source.get("connector"))
-    transaction = body.get("transaction") if isinstance(body.get("transaction"), Mapping) else {}
+    transaction_block = body.get("transaction")
+    transaction: Mapping[str, Any] = transaction_block if isinstance(transaction_block, Mapping) else {}
+    source_ts_ms = _int(source.get("ts_ms"))
     return ParsedRecord(
         outcome=Outcome.CHANGE.value,
         source_format=SOURCE_FORMAT,
@@ -82,7 +84,7 @@ def parse_envelope(
         after=json_text.dumps(after) if after is not None else None,
         unavailable_columns=unavailable,
         changed_columns=changed_columns(op, before, after, unavailable),
-        source_ts_ms=_int(source.get("ts_ms")) or _int(body.get("ts_ms")),
+        source_ts_ms=source_ts_ms if source_ts_ms is not None else _int(body.get("ts_ms")),
         event_ts_ms=_int(body.get("ts_ms")),
         position=_position(connector, source, partition, offset),
         source_lsn=_int(source.get("lsn")),

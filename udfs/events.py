@@ -46,6 +46,4 @@ def quarantined(error: RecordError) -> ParsedRecord:
 
 
 def ignored(ignore_class: IgnoreClass, *, row_key: str | None = None, detail: str | None = None) -> ParsedRecord:
-    return ParsedRecord(
-        outcome=Outcome.IGNORED.value, ignore_class=ignore_class.value, row_key=row_key, detail=detail
-    )
+    return ParsedRecord(outcome=Outcome.IGNORED.value, ignore_class=ignore_class.value, row_key=row_key, detail=detail)

@@ -32,7 +32,7 @@ Schema = Mapping[str, Any]
 
 def is_unavailable(value: Any) -> bool:
     """True for the TOAST placeholder, in its string or its bytes (base64) form."""
-    return value == UNAVAILABLE_VALUE or value == _UNAVAILABLE_BYTES
+    return value in (UNAVAILABLE_VALUE, _UNAVAILABLE_BYTES)
 
 
 def decode_struct(value: Mapping[str, Any], schema: Schema | None) -> dict[str, Any]:
@@ -40,10 +40,7 @@ def decode_struct(value: Mapping[str, Any], schema: Schema | None) -> dict[str, 
     if schema is None:
         return dict(value)
     field_schemas = {field.get("field"): field for field in schema.get("fields") or ()}
-    return {
-        name: decode_value(field_value, field_schemas.get(name), name)
-        for name, field_value in value.items()
-    }
+    return {name: decode_value(field_value, field_schemas.get(name), name) for name, field_value in value.items()}
 
 
 def decode_value(value: Any, schema: Schema | None, path: str = "value") -> Any:
@@ -111,7 +108,7 @@ def _integer(value: Any) -> int:
     # bool is an int in Python but never a valid temporal count.
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {type(value).__name__}")
-    return value
+    return int(value)
 
 
 def _decimal(value: Any, schema: Schema) -> str:

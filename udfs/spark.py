@@ -17,8 +17,9 @@ from typing import Any
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import udf
 
+from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord, parse_kcat_line
-from udfs.records import ParsedRecord, parse_record
+from udfs.records import parse_record
 from udfs.row_images import KeyEvent, resolve_rows
 
 LANDED_RECORD_TYPE = """struct<

@@ -75,7 +75,9 @@ def test_sql_failure_is_one_line_on_stderr_and_a_nonzero_exit(
     assert len(captured.err.strip().splitlines()) == 1
 
 
-def test_sql_prints_one_json_object_per_row(spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_sql_prints_one_json_object_per_row(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     settings = Settings(PACKAGE_PROJECT_DIR, tmp_path, tmp_path, None)
     query = "select id, cast(id as decimal(5,2)) as price, date'2024-01-31' as day from range(2)"
     assert run_sql(settings, query) == 0

@@ -44,7 +44,9 @@ def test_bundled_demo_reaches_the_generators_final_state(demo_build: Build) -> N
 def test_same_records_in_kcat_and_parquet_count_once(dbt_project: DbtProject, tmp_path: Path) -> None:
     expected = tmp_path / "expected.json"
     for fmt in ("kcat", "parquet"):
-        generate(tmp_path / "landing" / fmt, events=300, keys=60, seed=11, partitions=3, fmt=fmt, expected_path=expected)
+        generate(
+            tmp_path / "landing" / fmt, events=300, keys=60, seed=11, partitions=3, fmt=fmt, expected_path=expected
+        )
     build = dbt_project.build(tmp_path / "landing", schema="both_formats")
     assert current_state(build) == oracle(expected)
     duplicates = build.rows(

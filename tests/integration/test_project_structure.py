@@ -27,10 +27,13 @@ def manifest(tmp_path_factory: pytest.TempPathFactory) -> Any:
         [
             "--warn-error",
             "parse",
-            "--project-dir", str(PACKAGE_PROJECT_DIR),
-            "--profiles-dir", str(PACKAGE_PROJECT_DIR),
-            "--target-path", str(target),
-        ]  # fmt: skip
+            "--project-dir",
+            str(PACKAGE_PROJECT_DIR),
+            "--profiles-dir",
+            str(PACKAGE_PROJECT_DIR),
+            "--target-path",
+            str(target),
+        ]
     )
     assert result.success, f"dbt parse --warn-error failed: {result.exception}"
     return result.result
@@ -38,9 +41,7 @@ def manifest(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 def own_nodes(manifest: Any, resource_type: str) -> list[Any]:
     return [
-        node
-        for node in manifest.nodes.values()
-        if node.resource_type == resource_type and node.package_name == PROJECT
+        node for node in manifest.nodes.values() if node.resource_type == resource_type and node.package_name == PROJECT
     ]
 
 

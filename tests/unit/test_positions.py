@@ -27,7 +27,7 @@ def test_postgres_lsn_then_sequence() -> None:
     source = {"lsn": 24023128, "sequence": '["24023119","24023128"]'}
     assert postgres_position(source) == (24023128, 24023119, 24023128)
     assert postgres_position({"lsn": None}) is None
-    assert postgres_position({"lsn": 5, "sequence": "[null,\"5\"]"}) == (5, 0, 5)
+    assert postgres_position({"lsn": 5, "sequence": '[null,"5"]'}) == (5, 0, 5)
     assert postgres_position({"lsn": 5, "sequence": "garbage"}) == (5,)
 
 
