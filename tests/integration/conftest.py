@@ -70,6 +70,8 @@ class DbtProject:
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
+    # The test inputs are small: fewer shuffle partitions mean fewer, cheaper tasks per query.
+    os.environ.setdefault("CDC_SHUFFLE_PARTITIONS", "2")
     warehouse_dir = tmp_path_factory.mktemp("warehouse")
     settings = Settings(
         project_dir=PACKAGE_PROJECT_DIR,
