@@ -9,6 +9,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 import zipfile
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def build_session(settings: Settings) -> SparkSession:
     settings.landing_dir.mkdir(parents=True, exist_ok=True)
     # Spark reads local time zone for display and casts; UTC keeps results identical everywhere.
     os.environ["TZ"] = "UTC"
+    time.tzset()
     os.environ.setdefault("SPARK_CONF_DIR", str(SPARK_CONF_DIR))
     # Python workers must run this interpreter (it has orjson and the udfs package), not
     # whatever `python3` the PATH finds first.

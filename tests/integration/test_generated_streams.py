@@ -95,3 +95,23 @@ def test_tombstone_policy(dbt_project: DbtProject, tmp_path: Path, treat_tombsto
     else:
         assert sum(map(len, actual.values())) > sum(map(len, expected.values()))
         assert build.rows("select * from `{schema}`.cdc_history where ended_by = 'd'") == []
+
+
+def test_typed_marts_hold_the_oracle_values_with_their_types(demo_build: Build) -> None:
+    expected = oracle(DEMO_ORACLE)
+    products = demo_build.rows("select product_id, product_name, weight, price from `{schema}`.products_current")
+    assert {row["product_id"]: (row["product_name"], row["weight"], str(row["price"])) for row in products} == {
+        row["id"]: (row["name"], row["weight"], row["price"]) for row in expected["inventory.products"].values()
+    }
+    customers = demo_build.rows("select customer_id, updated_at from `{schema}`.customers_current")
+    assert {row["customer_id"]: row["updated_at"].isoformat(timespec="microseconds") for row in customers} == {
+        row["id"]: row["updated_at"] for row in expected["inventory.customers"].values()
+    }
+    orders = demo_build.rows("select order_id, order_date from `{schema}`.orders_current")
+    assert {row["order_id"]: row["order_date"].isoformat() for row in orders} == {
+        row["id"]: row["order_date"] for row in expected["inventory.orders"].values()
+    }
+    history = demo_build.rows(
+        "select count(*) as versions, count(distinct product_id) as products from `{schema}`.products_history"
+    )[0]
+    assert history["versions"] > history["products"] >= len(expected["inventory.products"])
