@@ -8,6 +8,6 @@ ruff format --check udfs cdc_dbt tests bench
 echo "== mypy" >&2
 mypy
 echo "== sqlfluff" >&2
-sqlfluff lint models macros tests/generic tests/singular
+sqlfluff lint models tests/singular
 echo "== pytest" >&2
 exec python -m pytest "$@"

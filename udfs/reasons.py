@@ -37,6 +37,9 @@ class Reason(StrEnum):
     """A row change whose key cannot be known: no usable Kafka key."""
     INVALID_VALUE = "invalid_value"
     """A value that does not decode to the logical type its schema declares."""
+    UNKNOWN_QLIK_SCHEMA = "unknown_qlik_schema"
+    """A Qlik data message with no metadata message to bind it to: none landed whose `schemaId`
+    equals the data message's `messageSchemaId` (or the data message names no schema id)."""
 
 
 class IgnoreClass(StrEnum):
