@@ -2,7 +2,8 @@
 
 Fields follow the Debezium documentation of the PostgreSQL and Db2 connectors: `before`, `after`,
 `source` (connector, db, schema, table, ts_ms, snapshot, lsn, sequence, txId, ...), `op`, `ts_ms`
-and the optional `transaction` block.
+and the optional `transaction` block. MongoDB's envelopes (documents rather than rows) are parsed by
+`udfs.mongodb`, which shares this module's envelope helpers.
 """
 
 from collections.abc import Callable, Mapping
@@ -28,8 +29,13 @@ _POSITION_BY_CONNECTOR: dict[str, Callable[[Mapping[str, Any]], tuple[int, ...] 
 }
 
 
+_ENVELOPE_FIELDS = frozenset({"source", "before", "after", "patch", "filter", "updateDescription"})
+"""Fields of which every Debezium envelope has at least one besides `op` (a flattened row with a
+column named `op` has none of them, unless its table also has such a column)."""
+
+
 def is_envelope(body: Mapping[str, Any]) -> bool:
-    return "op" in body
+    return "op" in body and not _ENVELOPE_FIELDS.isdisjoint(body)
 
 
 def is_transaction_marker(body: Mapping[str, Any]) -> bool:
@@ -43,15 +49,12 @@ def parse_envelope(
     partition: int,
     offset: int,
 ) -> ParsedRecord:
-    """A Debezium envelope → a change (or an ignored logical decoding message)."""
-    op = body.get("op")
-    if op == MESSAGE:
+    """A Debezium envelope of a relational connector → a change (or an ignored logical decoding
+    message). MongoDB's envelopes go to `udfs.mongodb` (see `udfs.records`)."""
+    if body.get("op") == MESSAGE:
         return ignored(IgnoreClass.LOGICAL_DECODING_MESSAGE)
-    if op not in ROW_OPS and op != TRUNCATE:
-        raise RecordError(Reason.UNKNOWN_OP, f"op {op!r:.40} is not one of c, r, u, d, t, m")
-    source = body.get("source")
-    if not isinstance(source, Mapping):
-        raise RecordError(Reason.INVALID_ENVELOPE, f"op {op!r} without a source block")
+    op = row_op(body)
+    source = source_block(body, op)
     field_schemas = _field_schemas(schema)
     before = _row_image(body, "before", field_schemas)
     after = _row_image(body, "after", field_schemas)
@@ -68,31 +71,76 @@ def parse_envelope(
     unavailable = tuple(
         name for name, value in (raw_after.items() if isinstance(raw_after, Mapping) else ()) if is_unavailable(value)
     )
-    connector = _text(source.get("connector"))
+    return change_record(
+        body,
+        source,
+        op,
+        row_key=row_key,
+        before=before,
+        after=after,
+        unavailable_columns=unavailable,
+        changed=changed_columns(op, before, after, unavailable),
+        partition=partition,
+        offset=offset,
+    )
+
+
+def row_op(body: Mapping[str, Any]) -> str:
+    """The envelope's `op` when it is a row change or a truncate; anything else is `unknown_op`."""
+    op = body.get("op")
+    if not isinstance(op, str) or (op not in ROW_OPS and op != TRUNCATE):
+        raise RecordError(Reason.UNKNOWN_OP, f"op {op!r:.40} is not one of c, r, u, d, t, m")
+    return op
+
+
+def source_block(body: Mapping[str, Any], op: str) -> Mapping[str, Any]:
+    source = body.get("source")
+    if not isinstance(source, Mapping):
+        raise RecordError(Reason.INVALID_ENVELOPE, f"op {op!r} without a source block")
+    return source
+
+
+def change_record(
+    body: Mapping[str, Any],
+    source: Mapping[str, Any],
+    op: str,
+    *,
+    row_key: str | None,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    partition: int,
+    offset: int,
+    unavailable_columns: tuple[str, ...] = (),
+    changed: tuple[str, ...] | None = None,
+    patch: str | None = None,
+) -> ParsedRecord:
+    """The change of an envelope whose images are decoded: the envelope's and `source`'s fields."""
+    connector = text_field(source.get("connector"))
     transaction_block = body.get("transaction")
     transaction: Mapping[str, Any] = transaction_block if isinstance(transaction_block, Mapping) else {}
-    source_ts_ms = _int(source.get("ts_ms"))
+    source_ts_ms = int_field(source.get("ts_ms"))
     return ParsedRecord(
         outcome=Outcome.CHANGE.value,
         source_format=SOURCE_FORMAT,
         connector=connector,
-        source_db=_text(source.get("db")),
+        source_db=text_field(source.get("db")),
         source_table=source_table(source),
         op=op,
         row_key=row_key,
         before=json_text.dumps(before) if before is not None else None,
         after=json_text.dumps(after) if after is not None else None,
-        unavailable_columns=unavailable,
-        changed_columns=changed_columns(op, before, after, unavailable),
-        source_ts_ms=source_ts_ms if source_ts_ms is not None else _int(body.get("ts_ms")),
-        event_ts_ms=_int(body.get("ts_ms")),
-        position=_position(connector, source, partition, offset),
-        source_lsn=_int(source.get("lsn")),
-        source_tx_id=_text(source.get("txId")),
+        unavailable_columns=unavailable_columns,
+        changed_columns=changed,
+        source_ts_ms=source_ts_ms if source_ts_ms is not None else int_field(body.get("ts_ms")),
+        event_ts_ms=int_field(body.get("ts_ms")),
+        position=source_position(connector, source, partition, offset),
+        source_lsn=int_field(source.get("lsn")),
+        source_tx_id=text_field(source.get("txId")),
         source_snapshot=snapshot_flag(source.get("snapshot")),
-        transaction_id=_text(transaction.get("id")),
-        transaction_total_order=_int(transaction.get("total_order")),
-        transaction_data_collection_order=_int(transaction.get("data_collection_order")),
+        transaction_id=text_field(transaction.get("id")),
+        transaction_total_order=int_field(transaction.get("total_order")),
+        transaction_data_collection_order=int_field(transaction.get("data_collection_order")),
+        patch=patch,
     )
 
 
@@ -145,7 +193,8 @@ def _row_image(
     return decode_struct(image, field_schemas.get(name))
 
 
-def _position(connector: str | None, source: Mapping[str, Any], partition: int, offset: int) -> str:
+def source_position(connector: str | None, source: Mapping[str, Any], partition: int, offset: int) -> str:
+    """The sort key of the source position the connector's `source` block gives, else Kafka's."""
     position_of = _POSITION_BY_CONNECTOR.get(connector or "")
     numbers = position_of(source) if position_of else None
     if numbers is None:
@@ -153,11 +202,11 @@ def _position(connector: str | None, source: Mapping[str, Any], partition: int, 
     return positions.sort_key(positions.SOURCE_POSITION, numbers)
 
 
-def _int(value: Any) -> int | None:
+def int_field(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _text(value: Any) -> str | None:
+def text_field(value: Any) -> str | None:
     if value is None:
         return None
     return value if isinstance(value, str) else str(value)

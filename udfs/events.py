@@ -39,6 +39,11 @@ class ParsedRecord:
     transaction_id: str | None = None
     transaction_total_order: int | None = None
     transaction_data_collection_order: int | None = None
+    patch: str | None = None
+    """A partial change to apply to the key's previous row, for an update that carries no full
+    `after` (MongoDB `patch` / `updateDescription`): JSON `{"set": {path: value}, "unset": [path],
+    "truncate": {path: size}}`, each path a dotted path into nested documents and arrays (see
+    `udfs.mongodb` and `udfs.row_images.apply_patch`)."""
 
 
 def quarantined(error: RecordError) -> ParsedRecord:

@@ -2,23 +2,28 @@
 
 from collections.abc import Mapping
 
-from udfs import debezium, json_text
+from udfs import debezium, flattened, json_text, mongodb
 from udfs.events import ParsedRecord, ignored, quarantined
 from udfs.keys import row_key_from_kafka_key, unwrap_converter
 from udfs.reasons import IgnoreClass, Reason, RecordError
 
 
-def parse_record(key: str | None, payload: str | None, partition: int, offset: int) -> ParsedRecord:
-    """Parse the key and payload text of one Kafka record (format detected per record, SPEC §4)."""
+def parse_record(
+    key: str | None, payload: str | None, partition: int, offset: int, topic: str | None = None
+) -> ParsedRecord:
+    """Parse the key and payload text of one Kafka record (format detected per record, SPEC §4).
+
+    `topic` names the table of a flattened record that carries no `__table` (udfs.flattened).
+    """
     try:
-        return _parse(key, payload, partition, offset)
+        return _parse(key, payload, partition, offset, topic)
     except RecordError as error:
         return quarantined(error)
     except RecursionError:
         return quarantined(RecordError(Reason.INVALID_JSON, "nesting too deep"))
 
 
-def _parse(key: str | None, payload: str | None, partition: int, offset: int) -> ParsedRecord:
+def _parse(key: str | None, payload: str | None, partition: int, offset: int, topic: str | None) -> ParsedRecord:
     if payload is None:
         return ignored(IgnoreClass.TOMBSTONE, row_key=row_key_from_kafka_key(key))
     body, schema = unwrap_converter(json_text.loads(payload))
@@ -27,7 +32,16 @@ def _parse(key: str | None, payload: str | None, partition: int, offset: int) ->
     if not isinstance(body, Mapping):
         raise RecordError(Reason.NOT_AN_ENVELOPE, f"the payload is a JSON {type(body).__name__}, not an object")
     if debezium.is_envelope(body):
+        if mongodb.is_mongodb_envelope(body, body.get("source")):
+            return mongodb.parse_mongodb(body, schema, key, partition, offset)
         return debezium.parse_envelope(body, schema, key, partition, offset)
+    # Flattened rows before transaction markers: a row of a table with `status` and `id` columns
+    # could look like a marker, while a marker never has the transform's `__` fields.
+    if flattened.is_flattened(body, schema):
+        return flattened.parse_flattened(body, schema, key, partition, offset, topic)
     if debezium.is_transaction_marker(body):
         return ignored(IgnoreClass.TRANSACTION_MARKER, detail=f"{body.get('status')} {body.get('id')}")
-    raise RecordError(Reason.NOT_AN_ENVELOPE, "no known message format (expected a Debezium envelope)")
+    raise RecordError(
+        Reason.NOT_AN_ENVELOPE,
+        "no known message format (expected a Debezium envelope, transaction marker or flattened record)",
+    )

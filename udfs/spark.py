@@ -2,9 +2,11 @@
 
 Functions (all named `cdc_*` so models show at a glance what is ours):
 - `cdc_parse_kcat_line(line)`: one line of `kcat -J` output → struct of the landed record;
-- `cdc_parse_record(key, payload, partition, offset)`: one record → struct of the parsed change,
-  ignore class or quarantine reason;
-- `cdc_resolve_rows(events)`: a key's ordered events → the full row after each (carry-forward).
+- `cdc_parse_record(key, payload, partition, offset, topic)`: one record → struct of the parsed
+  change, ignore class or quarantine reason (`topic` optional: it names the table of a flattened
+  record without `__table`);
+- `cdc_resolve_rows(events)`: a key's ordered events (structs with `op`, `after`,
+  `unavailable_columns` and, optionally, `patch`) → the full row after each (carry-forward).
 
 Each is a plain Python UDF or an Arrow-batched one (`arrow=True`); `bench/udf_variants.py`
 measures both and the faster is the default.
@@ -35,7 +37,7 @@ PARSED_RECORD_TYPE = """struct<
     source_ts_ms: bigint, event_ts_ms: bigint, position: string,
     source_lsn: bigint, source_tx_id: string, source_snapshot: string,
     transaction_id: string, transaction_total_order: bigint,
-    transaction_data_collection_order: bigint>"""
+    transaction_data_collection_order: bigint, patch: string>"""
 
 RESOLVED_ROWS_TYPE = "array<string>"
 
@@ -49,14 +51,19 @@ def parse_kcat_line_row(line: str | None) -> tuple[Any, ...] | None:
     return _spark_tuple(parse_kcat_line(line))
 
 
-def parse_record_row(key: str | None, payload: str | None, partition: int, offset: int) -> tuple[Any, ...]:
-    return _spark_tuple(parse_record(key, payload, partition, offset))
+def parse_record_row(
+    key: str | None, payload: str | None, partition: int, offset: int, topic: str | None = None
+) -> tuple[Any, ...]:
+    return _spark_tuple(parse_record(key, payload, partition, offset, topic))
 
 
 def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
     if not events:
         return []
-    return resolve_rows(KeyEvent(event["op"], event["after"], event["unavailable_columns"]) for event in events)
+    return resolve_rows(
+        KeyEvent(event["op"], event["after"], event["unavailable_columns"], _optional_field(event, "patch"))
+        for event in events
+    )
 
 
 FUNCTIONS: dict[str, tuple[Callable[..., Any], str]] = {
@@ -70,6 +77,14 @@ def register(spark: SparkSession, *, arrow: bool = DEFAULT_ARROW) -> None:
     """Register every `cdc_*` function on the session (idempotent)."""
     for name, (function, return_type) in FUNCTIONS.items():
         spark.udf.register(name, udf(function, returnType=return_type, useArrow=arrow))
+
+
+def _optional_field(struct: Any, name: str) -> Any:
+    """A struct field that older callers' structs may lack (a Row raises ValueError, a dict KeyError)."""
+    try:
+        return struct[name]
+    except (KeyError, ValueError):
+        return None
 
 
 def _spark_tuple(record: LandedRecord | ParsedRecord) -> tuple[Any, ...]:

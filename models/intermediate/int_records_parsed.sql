@@ -18,7 +18,7 @@ parsed as (
         *,
         if(
             landing_reason is null,
-            cdc_parse_record(key, payload, `partition`, `offset`),
+            cdc_parse_record(key, payload, `partition`, `offset`, topic),
             null
         ) as parsed
     from landed_records
@@ -50,6 +50,7 @@ final as (
         parsed.before,
         parsed.after,
         parsed.unavailable_columns,
+        parsed.patch,
         parsed.changed_columns,
         timestamp_millis(parsed.source_ts_ms) as source_ts,
         timestamp_millis(parsed.event_ts_ms) as event_ts,

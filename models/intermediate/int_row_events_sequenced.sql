@@ -5,8 +5,9 @@
     - Identity of a row: (source_db, source_table, row_key).
     - The same event delivered twice (same key, source position and op) is kept once.
     - Columns an event does not know (TOAST's __debezium_unavailable_value) keep the previous
-      value: a fold over the key's events in source order (cdc_resolve_rows, udfs/row_images.py),
-      run only for the keys that need it.
+      value, and a MongoDB patch (1.x `patch`, 2.x `updateDescription`) changes only what it
+      names: a fold over the key's events in source order (cdc_resolve_rows,
+      udfs/row_images.py), run only for the keys that need it.
 #}
 
 with
@@ -26,6 +27,7 @@ row_changes as (
         op,
         after,
         unavailable_columns,
+        patch,
         source_ts,
         source_position,
         topic,
@@ -58,7 +60,7 @@ ranked as (
             partition by source_db, source_table, row_key, source_position, op
             order by topic, `partition`, `offset`
         ) as delivery_number,
-        max(coalesce(size(unavailable_columns), 0) > 0) over (
+        max(coalesce(size(unavailable_columns), 0) > 0 or patch is not null) over (
             partition by source_db, source_table, row_key
         ) as has_unknown_values
     from row_events
@@ -99,6 +101,7 @@ key_event_lists as (
                     op,
                     after,
                     unavailable_columns,
+                    patch,
                     source_ts
                 )
             )
@@ -139,6 +142,7 @@ resolved_events as (
         event.op,
         event.after,
         event.unavailable_columns,
+        event.patch,
         event.source_ts,
         event.source_position,
         event.topic,

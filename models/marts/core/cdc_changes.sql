@@ -19,6 +19,7 @@ final as (
         before,
         changed_columns,
         unavailable_columns,
+        patch,
         source_ts,
         event_ts,
         source_position,
