@@ -61,8 +61,7 @@ def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
     if not events:
         return []
     return resolve_rows(
-        KeyEvent(event["op"], event["after"], event["unavailable_columns"], _optional_field(event, "patch"))
-        for event in events
+        KeyEvent(event["op"], event["after"], event["unavailable_columns"], event["patch"]) for event in events
     )
 
 
@@ -77,14 +76,6 @@ def register(spark: SparkSession, *, arrow: bool = DEFAULT_ARROW) -> None:
     """Register every `cdc_*` function on the session (idempotent)."""
     for name, (function, return_type) in FUNCTIONS.items():
         spark.udf.register(name, udf(function, returnType=return_type, useArrow=arrow))
-
-
-def _optional_field(struct: Any, name: str) -> Any:
-    """A struct field that older callers' structs may lack (a Row raises ValueError, a dict KeyError)."""
-    try:
-        return struct[name]
-    except (KeyError, ValueError):
-        return None
 
 
 def _spark_tuple(record: LandedRecord | ParsedRecord) -> tuple[Any, ...]:
