@@ -4,10 +4,11 @@
     `treat_tombstones_as_deletes: true` it deletes its key, for topics whose deletes reach Kafka
     as tombstones alone.
 
-    A tombstone has no source block: it takes its table from the last event of the same key that
-    precedes it in its Kafka partition, and sorts right after that event (position + '~', and '~'
-    sorts after every character a position holds). A tombstone with no such event deletes nothing
-    and stays counted as ignored.
+    The delete events have the columns of `row_changes`, in its order. A tombstone has no source
+    block: it takes its table from the last event of the same key that precedes it in its Kafka
+    partition, and sorts right after that event (position + '~', and '~' sorts after every
+    character a position holds). A tombstone with no such event deletes nothing and stays counted
+    as ignored.
 #}
 {% macro tombstone_delete_events(parsed_records, row_changes) %}
     {{ return(adapter.dispatch('tombstone_delete_events', 'cdc_dbt')(parsed_records, row_changes)) }}
@@ -15,19 +16,7 @@
 
 {% macro default__tombstone_delete_events(parsed_records, row_changes) %}
     {%- if var('treat_tombstones_as_deletes', false) %}
-    select
-        source_db,
-        source_table,
-        row_key,
-        op,
-        after,
-        unavailable_columns,
-        patch,
-        source_ts,
-        source_position,
-        topic,
-        `partition`,
-        `offset`
+    select * except (preceding_rank)
     from (
         select
             preceding.source_db,
@@ -57,6 +46,7 @@
     )
     where preceding_rank = 1
     {%- else %}
+    -- No row, in the columns of the row changes.
     select
         source_db,
         source_table,
