@@ -19,8 +19,8 @@
         {% do run_query('drop table if exists ' ~ schema ~ '.`kcat_json_lines`') %}
         {% do run_query(
             'create table ' ~ schema ~ '.`kcat_json_lines` (value string) using text'
-            ~ " options (recursiveFileLookup 'true', pathGlobFilter '"
-            ~ var('kcat_file_glob', '*.{json,jsonl,ndjson,txt,json.gz,jsonl.gz,ndjson.gz}') ~ "')"
+            ~ " options (recursiveFileLookup 'true', pathGlobFilter "
+            ~ cdc_string_literal(var('kcat_file_glob', '*.{json,jsonl,ndjson,txt,json.gz,jsonl.gz,ndjson.gz}')) ~ ")"
             ~ ' location ' ~ location
         ) %}
         {% do run_query('drop table if exists ' ~ schema ~ '.`kafka_parquet_records`') %}

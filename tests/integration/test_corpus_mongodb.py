@@ -20,7 +20,8 @@ COLUMNS = ("_id", "a", "create", "b", "c", "thedate")
 
 @pytest.fixture(scope="module")
 def mongo_build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
-    landing: Path = tmp_path_factory.mktemp("mongodb")
+    # A quote and a space in the landing path: it reaches SQL only as an escaped string literal.
+    landing: Path = tmp_path_factory.mktemp("mongodb") / "o'brien's landing"
     lines = corpus_lines(FOLDER, "debezium-mongodb-1.1.1-sequence.jsonl")
     records = [KafkaRecord("cds.inventory.inventory", 0, offset, None, line) for offset, line in enumerate(lines)]
     write_kcat_file(landing / "mongo.json", records)
