@@ -33,7 +33,8 @@ def require_java() -> None:
         return
     if shutil.which("java") is None:
         raise JavaMissingError(
-            "cdc-dbt needs Java 17 or newer: install it (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
+            "Java 17 or newer is needed and none was found: install it"
+            " (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
         )
 
 

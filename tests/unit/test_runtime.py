@@ -1,0 +1,51 @@
+"""Settings and prerequisites of the `cdc-dbt` command (no JVM started)."""
+
+from pathlib import Path
+
+import pytest
+
+from cdc_dbt import cli, session
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, find_project_dir, load_settings
+
+
+def test_defaults_live_under_the_project(tmp_path: Path) -> None:
+    settings = load_settings(environ={}, cwd=PACKAGE_PROJECT_DIR / "models")
+    assert settings.project_dir == PACKAGE_PROJECT_DIR
+    assert settings.landing_dir == PACKAGE_PROJECT_DIR / "demo" / "landing"
+    assert settings.warehouse_dir == PACKAGE_PROJECT_DIR / ".warehouse"
+    assert settings.master_url is None
+
+
+def test_environment_overrides_each_setting(tmp_path: Path) -> None:
+    environ = {
+        "CDC_LANDING_DIR": str(tmp_path / "landing"),
+        "CDC_WAREHOUSE_DIR": str(tmp_path / "warehouse"),
+        "SPARK_MASTER_URL": "spark://127.0.0.1:7077",
+    }
+    settings = load_settings(environ=environ, cwd=tmp_path)
+    assert (settings.landing_dir, settings.warehouse_dir) == (tmp_path / "landing", tmp_path / "warehouse")
+    assert settings.tables_dir == tmp_path / "warehouse" / "tables"
+    assert settings.metastore_dir == tmp_path / "warehouse" / "metastore_db"
+    assert settings.master_url == "spark://127.0.0.1:7077"
+
+
+def test_project_dir_is_found_upwards_else_this_checkout(tmp_path: Path) -> None:
+    (tmp_path / "dbt_project.yml").write_text("name: other\n")
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    assert find_project_dir(tmp_path / "a" / "b") == tmp_path
+    assert find_project_dir(Path("/")) == PACKAGE_PROJECT_DIR
+
+
+def test_missing_java_is_one_clear_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(session.JavaMissingError, match="Java 17"):
+        session.require_java()
+    assert cli.main(["sql", "select 1"]) == 1
+    error = capsys.readouterr().err
+    assert error.startswith("cdc-dbt: Java 17 or newer is needed") and len(error.strip().splitlines()) == 1
+
+
+def test_usage_without_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main([]) == 2
+    assert "cdc-dbt sql" in capsys.readouterr().out
