@@ -14,15 +14,6 @@
     ended_by_column='ended_by'
 ) %}
 
-{%- if key_columns is string
-    or key_columns is not iterable
-    or key_columns is mapping
-    or (key_columns | length) == 0 -%}
-    {{ exceptions.raise_compiler_error(
-        "scd2_one_current_version_per_live_key: `key_columns` must be a non-empty list of column "
-        ~ "names, got " ~ tojson(key_columns)
-    ) }}
-{%- endif -%}
 {%- set column_arguments = {
     'version_column': version_column,
     'is_current_column': is_current_column,
@@ -38,11 +29,7 @@
     {%- endif -%}
 {%- endfor -%}
 
-{%- set quoted_keys = [] -%}
-{%- for column in key_columns -%}
-    {%- do quoted_keys.append(cdc_quote_identifier(column)) -%}
-{%- endfor -%}
-{%- set key_list = quoted_keys | join(', ') -%}
+{%- set key_list = cdc_quoted_column_list('scd2_one_current_version_per_live_key', 'key_columns', key_columns) -%}
 
 with
 

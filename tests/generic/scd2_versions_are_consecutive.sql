@@ -8,15 +8,6 @@
     version_column='version'
 ) %}
 
-{%- if key_columns is string
-    or key_columns is not iterable
-    or key_columns is mapping
-    or (key_columns | length) == 0 -%}
-    {{ exceptions.raise_compiler_error(
-        "scd2_versions_are_consecutive: `key_columns` must be a non-empty list of column names, "
-        ~ "got " ~ tojson(key_columns)
-    ) }}
-{%- endif -%}
 {%- if version_column is not string or (version_column | trim) == '' -%}
     {{ exceptions.raise_compiler_error(
         "scd2_versions_are_consecutive: `version_column` must be a column name, got "
@@ -24,11 +15,7 @@
     ) }}
 {%- endif -%}
 
-{%- set quoted_keys = [] -%}
-{%- for column in key_columns -%}
-    {%- do quoted_keys.append(cdc_quote_identifier(column)) -%}
-{%- endfor -%}
-{%- set key_list = quoted_keys | join(', ') -%}
+{%- set key_list = cdc_quoted_column_list('scd2_versions_are_consecutive', 'key_columns', key_columns) -%}
 {%- set version = cdc_quote_identifier(version_column) -%}
 
 with

@@ -7,27 +7,10 @@
 #}
 {% test unique_combination_of_columns(model, combination_of_columns) %}
 
-{%- if combination_of_columns is string
-    or combination_of_columns is not iterable
-    or combination_of_columns is mapping
-    or (combination_of_columns | length) == 0 -%}
-    {{ exceptions.raise_compiler_error(
-        "unique_combination_of_columns: `combination_of_columns` must be a non-empty list of "
-        ~ "column names, got " ~ tojson(combination_of_columns)
-    ) }}
-{%- endif -%}
 
-{%- set quoted_columns = [] -%}
-{%- for column in combination_of_columns -%}
-    {%- if column is not string or (column | trim) == '' -%}
-        {{ exceptions.raise_compiler_error(
-            "unique_combination_of_columns: every entry of `combination_of_columns` must be a "
-            ~ "column name, got " ~ tojson(column)
-        ) }}
-    {%- endif -%}
-    {%- do quoted_columns.append(cdc_quote_identifier(column)) -%}
-{%- endfor -%}
-{%- set column_list = quoted_columns | join(', ') -%}
+{%- set column_list = cdc_quoted_column_list(
+    'unique_combination_of_columns', 'combination_of_columns', combination_of_columns
+) -%}
 
 with
 
