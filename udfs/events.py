@@ -44,11 +44,28 @@ class ParsedRecord:
     `after` (MongoDB `patch` / `updateDescription`): JSON `{"set": {path: value}, "unset": [path],
     "truncate": {path: size}}`, each path a dotted path into nested documents and arrays (see
     `udfs.mongodb` and `udfs.row_images.apply_patch`)."""
+    qlik_schema_id: str | None = None
+    """The Qlik `schemaId` a metadata message declares or a data message was read under (or waits
+    for, while quarantined as `unknown_qlik_schema`): the SQL binds the two through it."""
 
 
-def quarantined(error: RecordError) -> ParsedRecord:
-    return ParsedRecord(outcome=Outcome.QUARANTINE.value, reason=error.reason.value, detail=error.detail)
+def quarantined(error: RecordError, *, qlik_schema_id: str | None = None) -> ParsedRecord:
+    return ParsedRecord(
+        outcome=Outcome.QUARANTINE.value, reason=error.reason.value, detail=error.detail, qlik_schema_id=qlik_schema_id
+    )
 
 
-def ignored(ignore_class: IgnoreClass, *, row_key: str | None = None, detail: str | None = None) -> ParsedRecord:
-    return ParsedRecord(outcome=Outcome.IGNORED.value, ignore_class=ignore_class.value, row_key=row_key, detail=detail)
+def ignored(
+    ignore_class: IgnoreClass,
+    *,
+    row_key: str | None = None,
+    detail: str | None = None,
+    qlik_schema_id: str | None = None,
+) -> ParsedRecord:
+    return ParsedRecord(
+        outcome=Outcome.IGNORED.value,
+        ignore_class=ignore_class.value,
+        row_key=row_key,
+        detail=detail,
+        qlik_schema_id=qlik_schema_id,
+    )

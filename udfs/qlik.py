@@ -12,8 +12,9 @@ Either comes bare or in the Replicate envelope `{"magic": "atMSG", "type": "MD"|
 
 A data message names its columns but not their ordinals, its table or its key: those come from
 the metadata message whose `schemaId` equals the data message's `messageSchemaId` (SPEC §4.5).
-Finding that metadata message is a join the SQL does (`qlik_binding` gives both sides of it);
-`parse_qlik_record` then parses one data message with its metadata message and never raises.
+Finding that metadata message is a join the SQL does: `parse_unbound` (through
+`udfs.records.parse_record`) gives both sides of it their `qlik_schema_id`, then
+`parse_qlik_record` parses one data message with its metadata message and never raises.
 A bare data message has no `messageSchemaId`: only the caller can bind it (`parse_data`).
 """
 
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from itertools import pairwise
-from typing import Any, NamedTuple
+from typing import Any
 
 from udfs import json_text, positions
 from udfs.events import ParsedRecord, ignored, quarantined
@@ -94,14 +95,6 @@ class QlikTableSchema:
         return {column.ordinal: column.name for column in self.columns}
 
 
-class QlikBinding(NamedTuple):
-    """What the SQL joins on: a metadata message's `schemaId`, a data message's `messageSchemaId`."""
-
-    kind: str
-    """`metadata` or `data`."""
-    schema_id: str | None
-
-
 def is_qlik_message(body: Mapping[str, Any]) -> bool:
     """True for the Replicate envelope and for bare metadata and data messages."""
     return body.get("magic") == MAGIC or _is_bare_metadata(body) or _is_bare_data(body)
@@ -123,23 +116,6 @@ def message_schema_id(body: Mapping[str, Any]) -> str | None:
     if body.get("magic") != MAGIC:
         return None
     return _nonempty_text(body.get("messageSchemaId"))
-
-
-def qlik_binding(payload: str | None) -> QlikBinding | None:
-    """The join key of a Qlik message's text; None for anything else (never raises)."""
-    if payload is None:
-        return None
-    try:
-        body, _ = unwrap_converter(json_text.loads(payload))
-    except (RecordError, RecursionError):
-        return None
-    if not isinstance(body, Mapping) or not is_qlik_message(body):
-        return None
-    if is_metadata_message(body):
-        message = body.get("message") if body.get("magic") == MAGIC else body
-        schema_id = message.get("schemaId") if isinstance(message, Mapping) else None
-        return QlikBinding("metadata", _nonempty_text(schema_id) or _nonempty_text(body.get("messageSchemaId")))
-    return QlikBinding("data", message_schema_id(body))
 
 
 def parse_metadata(body: Mapping[str, Any]) -> QlikTableSchema:
@@ -230,28 +206,50 @@ def parse_data(body: Mapping[str, Any], schema: QlikTableSchema, partition: int,
         source_tx_id=_nonempty_text(headers.get("transactionId")),
         transaction_id=_nonempty_text(headers.get("transactionId")),
         transaction_total_order=_count(headers.get("transactionEventCounter")),
+        qlik_schema_id=schema.schema_id,
+    )
+
+
+def parse_unbound(body: Mapping[str, Any]) -> ParsedRecord:
+    """A Qlik message met without its metadata: the first of the two parses (SPEC §4.5).
+
+    A metadata message is ignored (`metadata_message`) and names the `schemaId` it declares; a
+    data message is held as `unknown_qlik_schema` and names the `messageSchemaId` it waits for
+    (None when bare). The SQL then binds each held data message to its metadata message and
+    parses it again with `parse_qlik_record`; one whose metadata never landed stays held, with
+    this reason, until a build finds it. Raises `RecordError` for a malformed metadata message.
+    """
+    if body.get("magic") == MAGIC and body.get("type") not in (METADATA, DATA):
+        raise RecordError(Reason.INVALID_ENVELOPE, f"envelope type {body.get('type')!r:.20} is not MD or DT")
+    if is_metadata_message(body):
+        schema = parse_metadata(body)
+        return ignored(
+            IgnoreClass.METADATA_MESSAGE,
+            detail=f"{schema.source_table} schemaId {schema.schema_id}",
+            qlik_schema_id=schema.schema_id,
+        )
+    schema_id = message_schema_id(body)
+    waiting_for = f"schemaId {schema_id}" if schema_id else "its topic's only schemaId (a bare message names none)"
+    return quarantined(
+        RecordError(Reason.UNKNOWN_QLIK_SCHEMA, f"no metadata message with {waiting_for} has landed"),
+        qlik_schema_id=schema_id,
     )
 
 
 def parse_qlik_record(payload: str | None, metadata_payload: str | None, partition: int, offset: int) -> ParsedRecord:
     """One Qlik record's text, with the text of the metadata message the SQL bound it to.
 
-    Never raises. A metadata message is ignored (`metadata_message`, counted) when it parses and
-    quarantined when it does not. A data message needs its metadata message: without one, or
-    with one whose `schemaId` is not the data message's `messageSchemaId`, it is quarantined as
-    `unknown_qlik_schema`. A bare data message carries no id, so any metadata the caller bound
-    it to is taken.
+    Never raises. Without a metadata text this is `parse_unbound`. A data message bound to a
+    metadata message whose `schemaId` is not its `messageSchemaId` stays `unknown_qlik_schema`;
+    a bare data message carries no id, so the metadata the caller bound it to is taken.
     """
     try:
         body = _qlik_body(payload)
-        if body.get("magic") == MAGIC and body.get("type") not in (METADATA, DATA):
+        if metadata_payload is None or is_metadata_message(body):
+            return parse_unbound(body)
+        if body.get("magic") == MAGIC and body.get("type") != DATA:
             raise RecordError(Reason.INVALID_ENVELOPE, f"envelope type {body.get('type')!r:.20} is not MD or DT")
-        if is_metadata_message(body):
-            schema = parse_metadata(body)
-            return ignored(IgnoreClass.METADATA_MESSAGE, detail=f"{schema.source_table} schemaId {schema.schema_id}")
         schema_id = message_schema_id(body)
-        if metadata_payload is None:
-            raise RecordError(Reason.UNKNOWN_QLIK_SCHEMA, f"no metadata message with schemaId {schema_id}")
         schema = _schema_from_text(metadata_payload)
         if schema_id is not None and schema.schema_id != schema_id:
             raise RecordError(

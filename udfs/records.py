@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping
 
-from udfs import debezium, flattened, json_text, mongodb
+from udfs import debezium, flattened, json_text, mongodb, qlik
 from udfs.events import ParsedRecord, ignored, quarantined
 from udfs.keys import row_key_from_kafka_key, unwrap_converter
 from udfs.reasons import IgnoreClass, Reason, RecordError
@@ -35,6 +35,9 @@ def _parse(key: str | None, payload: str | None, partition: int, offset: int, to
         if mongodb.is_mongodb_envelope(body, body.get("source")):
             return mongodb.parse_mongodb(body, schema, key, partition, offset)
         return debezium.parse_envelope(body, schema, key, partition, offset)
+    # Qlik before flattened rows: a bare Qlik message has top-level fields a flattened row could have.
+    if qlik.is_qlik_message(body):
+        return qlik.parse_unbound(body)
     # Flattened rows before transaction markers: a row of a table with `status` and `id` columns
     # could look like a marker, while a marker never has the transform's `__` fields.
     if flattened.is_flattened(body, schema):
@@ -43,5 +46,5 @@ def _parse(key: str | None, payload: str | None, partition: int, offset: int, to
         return ignored(IgnoreClass.TRANSACTION_MARKER, detail=f"{body.get('status')} {body.get('id')}")
     raise RecordError(
         Reason.NOT_AN_ENVELOPE,
-        "no known message format (expected a Debezium envelope, transaction marker or flattened record)",
+        "no known message format (expected a Debezium envelope, transaction marker, flattened record or Qlik message)",
     )

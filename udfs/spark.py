@@ -5,6 +5,8 @@ Functions (all named `cdc_*` so models show at a glance what is ours):
 - `cdc_parse_record(key, payload, partition, offset, topic)`: one record → struct of the parsed
   change, ignore class or quarantine reason (`topic` optional: it names the table of a flattened
   record without `__table`);
+- `cdc_parse_qlik_record(payload, metadata_payload, partition, offset)`: a Qlik data message
+  with the metadata message the SQL bound it to → the same struct;
 - `cdc_resolve_rows(events)`: a key's ordered events (structs with `op`, `after`,
   `unavailable_columns` and, optionally, `patch`) → the full row after each (carry-forward).
 
@@ -21,6 +23,7 @@ from pyspark.sql.functions import udf
 
 from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord, parse_kcat_line
+from udfs.qlik import parse_qlik_record
 from udfs.records import parse_record
 from udfs.row_images import KeyEvent, resolve_rows
 
@@ -37,7 +40,7 @@ PARSED_RECORD_TYPE = """struct<
     source_ts_ms: bigint, event_ts_ms: bigint, position: string,
     source_lsn: bigint, source_tx_id: string, source_snapshot: string,
     transaction_id: string, transaction_total_order: bigint,
-    transaction_data_collection_order: bigint, patch: string>"""
+    transaction_data_collection_order: bigint, patch: string, qlik_schema_id: string>"""
 
 RESOLVED_ROWS_TYPE = "array<string>"
 
@@ -57,6 +60,12 @@ def parse_record_row(
     return _spark_tuple(parse_record(key, payload, partition, offset, topic))
 
 
+def parse_qlik_record_row(
+    payload: str | None, metadata_payload: str | None, partition: int, offset: int
+) -> tuple[Any, ...]:
+    return _spark_tuple(parse_qlik_record(payload, metadata_payload, partition, offset))
+
+
 def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
     if not events:
         return []
@@ -68,6 +77,7 @@ def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
 FUNCTIONS: dict[str, tuple[Callable[..., Any], str]] = {
     "cdc_parse_kcat_line": (parse_kcat_line_row, LANDED_RECORD_TYPE),
     "cdc_parse_record": (parse_record_row, PARSED_RECORD_TYPE),
+    "cdc_parse_qlik_record": (parse_qlik_record_row, PARSED_RECORD_TYPE),
     "cdc_resolve_rows": (resolve_rows_row, RESOLVED_ROWS_TYPE),
 }
 

@@ -7,7 +7,6 @@ import pytest
 from tests.corpus import corpus_file
 from udfs.positions import kafka_sort_key, sort_key
 from udfs.qlik import (
-    QlikBinding,
     is_metadata_message,
     is_qlik_message,
     message_schema_id,
@@ -15,9 +14,9 @@ from udfs.qlik import (
     parse_metadata,
     parse_qlik_record,
     parse_timestamp,
-    qlik_binding,
 )
 from udfs.reasons import QUARANTINE_REASONS
+from udfs.records import parse_record
 
 CORPUS = ("qlik", "jcustenborder-attunity-json-converter")
 METADATA_TEXT = corpus_file(*CORPUS, "Metadata.json").read_text()
@@ -150,8 +149,9 @@ def test_corpus_data_message_bound_to_its_metadata_is_a_snapshot_read() -> None:
 
 
 def test_corpus_messages_give_the_join_keys() -> None:
-    assert qlik_binding(METADATA_TEXT) == QlikBinding("metadata", CORPUS_SCHEMA_ID)
-    assert qlik_binding(DATA_TEXT) == QlikBinding("data", CORPUS_SCHEMA_ID)
+    metadata_record, data_record = parse_record(None, METADATA_TEXT, 0, 0), parse_record(None, DATA_TEXT, 0, 1)
+    assert (metadata_record.ignore_class, metadata_record.qlik_schema_id) == ("metadata_message", CORPUS_SCHEMA_ID)
+    assert (data_record.reason, data_record.qlik_schema_id) == ("unknown_qlik_schema", CORPUS_SCHEMA_ID)
     assert message_schema_id(json.loads(DATA_TEXT)) == CORPUS_SCHEMA_ID
 
 
@@ -170,7 +170,8 @@ def test_bare_messages_parse_like_enveloped_ones() -> None:
     assert schema == parse_metadata(enveloped_metadata)
     assert parse_data(bare_data, schema, 0, 7) == parse_data(enveloped_data, schema, 0, 7)
     # A bare data message names no schema id: the caller's binding is taken as it is.
-    assert qlik_binding(json.dumps(bare_data)) == QlikBinding("data", None)
+    held = parse_record(None, json.dumps(bare_data), 0, 7)
+    assert (held.reason, held.qlik_schema_id) == ("unknown_qlik_schema", None)
     assert parse_qlik_record(json.dumps(bare_data), METADATA_TEXT, 0, 7).op == "r"
     bare_customers = parse_metadata(metadata("C1", CUSTOMER_COLUMNS, enveloped=False))
     assert bare_customers == CUSTOMERS
@@ -188,17 +189,18 @@ def test_bare_messages_parse_like_enveloped_ones() -> None:
 )
 def test_other_formats_are_not_qlik(body: dict[str, Any]) -> None:
     assert not is_qlik_message(body)
-    assert qlik_binding(json.dumps(body)) is None
+    assert parse_record(None, json.dumps(body), 0, 0).qlik_schema_id is None
 
 
-@pytest.mark.parametrize("text", [None, "{not json", "[1]", '"atMSG"'])
-def test_binding_of_anything_else_is_none(text: str | None) -> None:
-    assert qlik_binding(text) is None
-
-
-def test_binding_never_raises_on_a_broken_envelope() -> None:
+def test_a_broken_metadata_envelope_is_quarantined() -> None:
     broken = {"magic": "atMSG", "type": "MD", "messageSchemaId": "M1", "message": "not an object"}
-    assert qlik_binding(json.dumps(broken)) == QlikBinding("metadata", "M1")
+    parsed = parse_record(None, json.dumps(broken), 0, 0)
+    assert (parsed.outcome, parsed.reason) == ("quarantine", "invalid_envelope")
+
+
+def test_an_unknown_envelope_type_is_quarantined() -> None:
+    parsed = parse_record(None, json.dumps({"magic": "atMSG", "type": "XX", "message": {}}), 0, 0)
+    assert (parsed.outcome, parsed.reason) == ("quarantine", "invalid_envelope")
 
 
 def test_update_with_masks_knows_changed_and_uncaptured_columns() -> None:
@@ -319,9 +321,9 @@ def test_each_data_message_binds_the_table_version_it_names() -> None:
     ]
     by_schema_id = {}
     for version in versions:
-        binding = qlik_binding(json.dumps(version))
-        assert binding is not None and binding.kind == "metadata"
-        by_schema_id[binding.schema_id] = json.dumps(version)
+        declared = parse_record(None, json.dumps(version), 0, 0)
+        assert declared.ignore_class == "metadata_message" and declared.qlik_schema_id is not None
+        by_schema_id[declared.qlik_schema_id] = json.dumps(version)
 
     def parse(schema_id: str, data: dict[str, Any]) -> Any:
         text = json.dumps(
@@ -335,9 +337,9 @@ def test_each_data_message_binds_the_table_version_it_names() -> None:
                 timestamp="2024-01-01T00:00:00.000",
             )
         )
-        binding = qlik_binding(text)
-        assert binding == QlikBinding("data", schema_id)
-        return parse_qlik_record(text, by_schema_id.get(binding.schema_id), 0, 0)
+        held = parse_record(None, text, 0, 0)
+        assert (held.reason, held.qlik_schema_id) == ("unknown_qlik_schema", schema_id)
+        return parse_qlik_record(text, by_schema_id.get(schema_id), 0, 0)
 
     old = parse("V1", {"ID": 1, "LEGACY": None, "NAME": "n"})
     new = parse("V2", {"ID": 1, "NAME": None, "EMAIL": "e"})
