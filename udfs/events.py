@@ -44,6 +44,12 @@ class ParsedRecord:
     `after` (MongoDB `patch` / `updateDescription`): JSON `{"set": {path: value}, "unset": [path],
     "truncate": {path: size}}`, each path a dotted path into nested documents and arrays (see
     `udfs.mongodb` and `udfs.row_images.apply_patch`)."""
+    transaction_status: str | None = None
+    """A Debezium transaction marker's `status` (BEGIN or END); its id is `transaction_id`."""
+    transaction_event_count: int | None = None
+    """An END marker's `event_count`: the events its transaction wrote."""
+    transaction_collection_counts: str | None = None
+    """An END marker's `data_collections` as canonical JSON `{data_collection: event_count}`."""
     qlik_schema_id: str | None = None
     """The Qlik `schemaId` a metadata message declares or a data message was read under (or waits
     for, while quarantined as `unknown_qlik_schema`): the SQL binds the two through it."""

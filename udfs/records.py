@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping
 
-from udfs import debezium, flattened, json_text, mongodb, qlik
+from udfs import debezium, flattened, json_text, mongodb, qlik, transactions
 from udfs.events import ParsedRecord, ignored, quarantined
 from udfs.keys import row_key_from_kafka_key, unwrap_converter
 from udfs.reasons import IgnoreClass, Reason, RecordError
@@ -42,8 +42,8 @@ def _parse(key: str | None, payload: str | None, partition: int, offset: int, to
     # could look like a marker, while a marker never has the transform's `__` fields.
     if flattened.is_flattened(body, schema):
         return flattened.parse_flattened(body, schema, key, partition, offset, topic)
-    if debezium.is_transaction_marker(body):
-        return ignored(IgnoreClass.TRANSACTION_MARKER, detail=f"{body.get('status')} {body.get('id')}")
+    if transactions.is_transaction_marker(body):
+        return transactions.parse_transaction_marker(body)
     raise RecordError(
         Reason.NOT_AN_ENVELOPE,
         "no known message format (expected a Debezium envelope, transaction marker, flattened record or Qlik message)",

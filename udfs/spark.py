@@ -40,7 +40,9 @@ PARSED_RECORD_TYPE = """struct<
     source_ts_ms: bigint, event_ts_ms: bigint, position: string,
     source_lsn: bigint, source_tx_id: string, source_snapshot: string,
     transaction_id: string, transaction_total_order: bigint,
-    transaction_data_collection_order: bigint, patch: string, qlik_schema_id: string>"""
+    transaction_data_collection_order: bigint, patch: string,
+    transaction_status: string, transaction_event_count: bigint,
+    transaction_collection_counts: string, qlik_schema_id: string>"""
 
 RESOLVED_ROWS_TYPE = "array<string>"
 

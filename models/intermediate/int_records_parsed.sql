@@ -145,6 +145,9 @@ final as (
         parsed.transaction_id,
         parsed.transaction_total_order,
         parsed.transaction_data_collection_order,
+        parsed.transaction_status,
+        parsed.transaction_event_count,
+        parsed.transaction_collection_counts,
         parsed.qlik_schema_id
     from reparsed
 

@@ -6,12 +6,13 @@ records, in either landing format or both at once, must reach exactly that state
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cdc_dbt.generate import generate
+from cdc_dbt.generate import TRANSACTION_TOPIC, generate
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 from tests.integration.conftest import Build, DbtProject
 
@@ -39,6 +40,23 @@ def demo_build(dbt_project: DbtProject) -> Build:
 def test_bundled_demo_reaches_the_generators_final_state(demo_build: Build) -> None:
     assert current_state(demo_build) == oracle(DEMO_ORACLE)
     assert demo_build.table("cdc_quarantine") == []
+
+
+def test_every_transaction_of_the_demo_is_complete(demo_build: Build) -> None:
+    transaction_records = [
+        json.loads(line) for path in (DEMO_LANDING / TRANSACTION_TOPIC).rglob("*.json") for line in path.open()
+    ]
+    markers = [json.loads(record["payload"])["payload"] for record in transaction_records]
+    ends = [marker for marker in markers if marker["status"] == "END"]
+    transactions = demo_build.rows(
+        "select transaction_id, status, expected_event_count, landed_event_count, is_complete"
+        " from `{schema}`.cdc_transactions"
+    )
+    assert ends and len(transactions) == len(ends)
+    assert all(row["is_complete"] and row["status"] == "END" for row in transactions)
+    assert {row["transaction_id"]: row["landed_event_count"] for row in transactions} == {
+        end["id"]: end["event_count"] for end in ends
+    }
 
 
 def test_same_records_in_kcat_and_parquet_count_once(dbt_project: DbtProject, tmp_path: Path) -> None:
@@ -73,6 +91,7 @@ def test_tombstone_policy(dbt_project: DbtProject, tmp_path: Path, treat_tombsto
     landing = tmp_path / "landing"
     shutil.copytree(DEMO_LANDING, landing)
     deleted_keys = set()
+    deletes_per_transaction: Counter[str] = Counter()
     for path in landing.rglob("*.json"):
         records = [json.loads(line) for line in path.read_text().splitlines()]
         kept = []
@@ -80,6 +99,7 @@ def test_tombstone_policy(dbt_project: DbtProject, tmp_path: Path, treat_tombsto
             payload = json.loads(record["payload"]) if record["payload"] else None
             if payload and payload.get("payload", {}).get("op") == "d":
                 deleted_keys.add((path.parent.name, record["key"]))
+                deletes_per_transaction[payload["payload"]["transaction"]["id"]] += 1
                 continue
             kept.append(record)
         path.write_text("".join(json.dumps(record) + "\n" for record in kept))
@@ -95,6 +115,12 @@ def test_tombstone_policy(dbt_project: DbtProject, tmp_path: Path, treat_tombsto
     else:
         assert sum(map(len, actual.values())) > sum(map(len, expected.values()))
         assert build.rows("select * from `{schema}`.cdc_history where ended_by = 'd'") == []
+    # The transactions whose delete events were taken away are exactly the incomplete ones.
+    incomplete = build.rows(
+        "select transaction_id, expected_event_count - landed_event_count as missing"
+        " from `{schema}`.cdc_transactions where not is_complete"
+    )
+    assert {row["transaction_id"]: row["missing"] for row in incomplete} == deletes_per_transaction
 
 
 def test_typed_marts_hold_the_oracle_values_with_their_types(demo_build: Build) -> None:

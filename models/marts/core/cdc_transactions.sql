@@ -1,0 +1,126 @@
+{#
+    Debezium transactions (transaction metadata enabled): for each transaction id, its BEGIN and
+    END markers and, per data collection, the events its END says it wrote against the events
+    that have landed. A transaction is complete when its END has landed and every count matches.
+    An event delivered twice (same key, source position and op) counts once, as it applies once.
+#}
+
+with
+
+parsed_records as (
+
+    select * from {{ ref('int_records_parsed') }}
+
+),
+
+markers as (
+
+    select
+        transaction_id,
+        max(transaction_status = 'BEGIN') as begin_landed,
+        max(transaction_status = 'END') as end_landed,
+        min(if(transaction_status = 'BEGIN', event_ts, null)) as begun_at,
+        max(if(transaction_status = 'END', event_ts, null)) as ended_at,
+        max(transaction_event_count) as expected_event_count,
+        max(transaction_collection_counts) as expected_collection_counts
+    from parsed_records
+    where ignore_class = 'transaction_marker'
+    group by transaction_id
+
+),
+
+expected_per_collection as (
+
+    select
+        markers.transaction_id,
+        expected.data_collection,
+        expected.event_count as expected_event_count
+    from markers
+    lateral view explode(
+        from_json(markers.expected_collection_counts, 'map<string, bigint>')
+    ) expected as data_collection, event_count
+
+),
+
+landed_events as (
+
+    select distinct
+        transaction_id,
+        source_db,
+        source_table,
+        row_key,
+        source_position,
+        op
+    from parsed_records
+    where outcome = 'change' and source_format = 'debezium' and transaction_id is not null
+
+),
+
+landed_per_collection as (
+
+    select
+        transaction_id,
+        source_table as data_collection,
+        count(*) as landed_event_count
+    from landed_events
+    group by transaction_id, source_table
+
+),
+
+per_collection as (
+
+    select
+        coalesce(expected_per_collection.transaction_id, landed_per_collection.transaction_id) as transaction_id,
+        coalesce(expected_per_collection.data_collection, landed_per_collection.data_collection) as data_collection,
+        expected_per_collection.expected_event_count,
+        coalesce(landed_per_collection.landed_event_count, 0) as landed_event_count
+    from expected_per_collection
+    full outer join landed_per_collection
+        on
+            expected_per_collection.transaction_id = landed_per_collection.transaction_id
+            and expected_per_collection.data_collection = landed_per_collection.data_collection
+
+),
+
+per_transaction as (
+
+    select
+        transaction_id,
+        sum(landed_event_count) as landed_event_count,
+        sort_array(
+            collect_list(struct(data_collection, expected_event_count, landed_event_count))
+        ) as event_counts,
+        bool_and(expected_event_count <=> landed_event_count) as every_collection_landed
+    from per_collection
+    group by transaction_id
+
+),
+
+final as (
+
+    select
+        coalesce(markers.transaction_id, per_transaction.transaction_id) as transaction_id,
+        case
+            when markers.end_landed then 'END'
+            when markers.begin_landed then 'BEGIN'
+        end as status,
+        coalesce(markers.begin_landed, false) as begin_landed,
+        coalesce(markers.end_landed, false) as end_landed,
+        markers.begun_at,
+        markers.ended_at,
+        markers.expected_event_count,
+        coalesce(per_transaction.landed_event_count, 0) as landed_event_count,
+        coalesce(per_transaction.event_counts, array()) as event_counts,
+        coalesce(
+            markers.end_landed
+            and markers.expected_event_count = coalesce(per_transaction.landed_event_count, 0)
+            and coalesce(per_transaction.every_collection_landed, true),
+            false
+        ) as is_complete
+    from markers
+    full outer join per_transaction
+        on markers.transaction_id = per_transaction.transaction_id
+
+)
+
+select * from final
