@@ -12,7 +12,7 @@ from typing import Any
 from udfs import json_text, positions
 from udfs.events import ParsedRecord, ignored
 from udfs.keys import row_key_from_kafka_key
-from udfs.logical_types import decode_struct, is_unavailable
+from udfs.logical_types import decode_struct, is_unavailable, struct_field_schemas
 from udfs.reasons import IgnoreClass, Outcome, Reason, RecordError
 
 ROW_OPS = frozenset("crud")
@@ -21,6 +21,11 @@ MESSAGE = "m"
 """PostgreSQL logical decoding message: not a row change."""
 
 SOURCE_FORMAT = "debezium"
+
+MAX_BIGINT = 2**63 - 1
+MIN_BIGINT = -(2**63)
+MAX_TIMESTAMP_MS = MAX_BIGINT // 1000
+"""Beyond this, `timestamp_millis` overflows counting microseconds (and a build would fail)."""
 
 _POSITION_BY_CONNECTOR: dict[str, Callable[[Mapping[str, Any]], tuple[int, ...] | None]] = {
     "postgresql": positions.postgres_position,
@@ -55,11 +60,14 @@ def parse_envelope(
         return ignored(IgnoreClass.LOGICAL_DECODING_MESSAGE)
     op = row_op(body)
     source = source_block(body, op)
-    field_schemas = _field_schemas(schema)
+    field_schemas = struct_field_schemas(schema)
     before = _row_image(body, "before", field_schemas)
     after = _row_image(body, "after", field_schemas)
     if op in "cru" and after is None:
         raise RecordError(Reason.INVALID_ENVELOPE, f"op {op!r} without an after image")
+    if op not in "cru" and after is not None:
+        # A delete or truncate leaves no row: an after image would contradict the op.
+        raise RecordError(Reason.INVALID_ENVELOPE, f"op {op!r} with an after image")
 
     row_key = None
     if op in ROW_OPS:
@@ -115,24 +123,27 @@ def change_record(
     patch: str | None = None,
 ) -> ParsedRecord:
     """The change of an envelope whose images are decoded: the envelope's and `source`'s fields."""
+    table = source_table(source)
+    if table is None:
+        raise RecordError(Reason.INVALID_ENVELOPE, f"op {op!r} with a source block that names no table")
     connector = text_field(source.get("connector"))
     transaction_block = body.get("transaction")
     transaction: Mapping[str, Any] = transaction_block if isinstance(transaction_block, Mapping) else {}
-    source_ts_ms = int_field(source.get("ts_ms"))
+    source_ts_ms = timestamp_ms_field(source.get("ts_ms"))
     return ParsedRecord(
         outcome=Outcome.CHANGE.value,
         source_format=SOURCE_FORMAT,
         connector=connector,
         source_db=text_field(source.get("db")),
-        source_table=source_table(source),
+        source_table=table,
         op=op,
         row_key=row_key,
         before=json_text.dumps(before) if before is not None else None,
         after=json_text.dumps(after) if after is not None else None,
         unavailable_columns=unavailable_columns,
         changed_columns=changed,
-        source_ts_ms=source_ts_ms if source_ts_ms is not None else int_field(body.get("ts_ms")),
-        event_ts_ms=int_field(body.get("ts_ms")),
+        source_ts_ms=source_ts_ms if source_ts_ms is not None else timestamp_ms_field(body.get("ts_ms")),
+        event_ts_ms=timestamp_ms_field(body.get("ts_ms")),
         position=source_position(connector, source, partition, offset),
         source_lsn=int_field(source.get("lsn")),
         source_tx_id=text_field(source.get("txId")),
@@ -176,12 +187,6 @@ def changed_columns(
     return None
 
 
-def _field_schemas(schema: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
-    if schema is None:
-        return {}
-    return {field["field"]: field for field in schema.get("fields") or () if isinstance(field, Mapping)}
-
-
 def _row_image(
     body: Mapping[str, Any], name: str, field_schemas: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, Any] | None:
@@ -203,7 +208,16 @@ def source_position(connector: str | None, source: Mapping[str, Any], partition:
 
 
 def int_field(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """An integer that fits Spark's `bigint`; None for anything else (a wider one included)."""
+    if isinstance(value, int) and not isinstance(value, bool) and MIN_BIGINT <= value <= MAX_BIGINT:
+        return value
+    return None
+
+
+def timestamp_ms_field(value: Any) -> int | None:
+    """Epoch milliseconds that Spark's `timestamp_millis` can take; None for anything else."""
+    number = int_field(value)
+    return number if number is not None and abs(number) <= MAX_TIMESTAMP_MS else None
 
 
 def text_field(value: Any) -> str | None:

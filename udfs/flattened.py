@@ -98,7 +98,13 @@ def parse_flattened(
     if connector is None and "collection" in source:
         connector = mongodb.CONNECTOR
     is_mongodb = connector == mongodb.CONNECTOR
-    row = extended_json.unwrap(columns, "row") if is_mongodb else decode_struct(columns, schema)
+    # The columns of a MongoDB record are the document's fields, each unwrapped on its own: the
+    # document itself is never an Extended JSON wrapper, even when its only field is `$oid`.
+    row = (
+        {name: extended_json.unwrap(value, f"row.{name}") for name, value in columns.items()}
+        if is_mongodb
+        else decode_struct(columns, schema)
+    )
 
     row_key = None
     if op in debezium.ROW_OPS:
@@ -108,8 +114,8 @@ def parse_flattened(
     before = row if op == "d" else None
     after = row if op in "cru" else None
     unavailable = tuple(name for name, value in columns.items() if after is not None and is_unavailable(value))
-    source_ts_ms = debezium.int_field(source.get("ts_ms"))
-    event_ts_ms = debezium.int_field(metadata.get("ts_ms"))
+    source_ts_ms = debezium.timestamp_ms_field(source.get("ts_ms"))
+    event_ts_ms = debezium.timestamp_ms_field(metadata.get("ts_ms"))
     return ParsedRecord(
         outcome=Outcome.CHANGE.value,
         source_format=debezium.SOURCE_FORMAT,

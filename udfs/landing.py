@@ -7,10 +7,16 @@ record comes back with a quarantine reason instead.
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from udfs import json_text
 from udfs.reasons import Reason, RecordError
+
+MAX_PARTITION = 2**31 - 1
+"""Kafka partitions are 32-bit (`int` in `LANDED_RECORD_TYPE`), offsets 64-bit (`bigint`)."""
+MAX_OFFSET = 2**63 - 1
+MAX_TIMESTAMP_MS = (2**63 - 1) // 1000
+"""The widest epoch-millisecond count Spark's `timestamp_millis` turns into microseconds."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +39,9 @@ def parse_kcat_line(line: str) -> LandedRecord:
         return _parse_kcat_line(line)
     except RecordError as error:
         return LandedRecord(reason=error.reason.value, detail=error.detail)
+    except RecursionError:
+        # A key, payload or header value nested deeper than its JSON text can be written back.
+        return LandedRecord(reason=Reason.INVALID_LANDING_LINE.value, detail="a value nested too deep")
 
 
 def decode_kafka_bytes(value: bytes | None, what: str) -> tuple[str | None, str | None]:
@@ -55,13 +64,18 @@ def _parse_kcat_line(line: str) -> LandedRecord:
     topic = record.get("topic")
     partition = record.get("partition")
     offset = record.get("offset")
-    if not isinstance(topic, str) or not _is_int(partition) or not _is_int(offset):
+    if not isinstance(topic, str) or not topic or not _is_int(partition) or not _is_int(offset):
+        # An empty topic is none: Kafka refuses it, and a flattened record takes its table from it.
         raise RecordError(Reason.INVALID_LANDING_LINE, "topic, partition and offset are required")
+    if not 0 <= partition <= MAX_PARTITION or not 0 <= offset <= MAX_OFFSET:
+        detail = json_text.shorten(f"partition {partition} or offset {offset} is out of Kafka's range")
+        raise RecordError(Reason.INVALID_LANDING_LINE, detail)
+    ts = record.get("ts")
     landed = LandedRecord(
         topic=topic,
         partition=partition,
         offset=offset,
-        kafka_ts_ms=record.get("ts") if _is_int(record.get("ts")) else None,
+        kafka_ts_ms=ts if _is_int(ts) and abs(ts) <= MAX_TIMESTAMP_MS else None,
         headers=_headers(record.get("headers")),
         key=_message_text(record.get("key")),
         payload=_message_text(record.get("payload")),
@@ -73,7 +87,7 @@ def _parse_kcat_line(line: str) -> LandedRecord:
     return landed
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

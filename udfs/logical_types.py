@@ -24,6 +24,10 @@ UNAVAILABLE_VALUE = "__debezium_unavailable_value"
 
 _UNAVAILABLE_BYTES = base64.b64encode(UNAVAILABLE_VALUE.encode()).decode()
 
+MAX_DECIMAL_SCALE = 16_383
+"""PostgreSQL's widest numeric scale; a wider one is a damaged schema, whose text would not fit
+in memory (a scale of a billion pads a billion zeros)."""
+
 _EPOCH = date(1970, 1, 1)
 _MS_PER_DAY = 86_400_000
 
@@ -37,15 +41,27 @@ def is_unavailable(value: Any) -> bool:
 
 def decode_struct(value: Mapping[str, Any], schema: Schema | None) -> dict[str, Any]:
     """Decode every field of a struct value by its field schema, keeping the field order."""
-    if schema is None:
+    field_schemas = struct_field_schemas(schema)
+    if not field_schemas:
         return dict(value)
-    field_schemas = {field.get("field"): field for field in schema.get("fields") or ()}
     return {name: decode_value(field_value, field_schemas.get(name), name) for name, field_value in value.items()}
+
+
+def struct_field_schemas(schema: Any) -> dict[str, Schema]:
+    """A struct schema's field schemas by field name. A schema is metadata the converter writes:
+    what is not a list of objects with a `field` name (a hand-made or damaged schema) is left out,
+    and the values it would have described pass through undecoded."""
+    fields = schema.get("fields") if isinstance(schema, Mapping) else None
+    if not isinstance(fields, list):
+        return {}
+    return {
+        field["field"]: field for field in fields if isinstance(field, Mapping) and isinstance(field.get("field"), str)
+    }
 
 
 def decode_value(value: Any, schema: Schema | None, path: str = "value") -> Any:
     """Decode one value by its schema; raise `RecordError(INVALID_VALUE)` when it does not fit."""
-    if value is None or schema is None or is_unavailable(value):
+    if value is None or not isinstance(schema, Mapping) or is_unavailable(value):
         return value
     name = schema.get("name")
     decoder = _DECODERS.get(name) if isinstance(name, str) else None
@@ -62,7 +78,7 @@ def decode_value(value: Any, schema: Schema | None, path: str = "value") -> Any:
         return value
     except RecordError:
         raise
-    except (ValueError, TypeError, OverflowError, binascii.Error) as error:
+    except (ValueError, TypeError, KeyError, OverflowError, binascii.Error) as error:
         raise RecordError(
             Reason.INVALID_VALUE, f"{path}: {value!r:.80} is not a valid {name or schema.get('type')}: {error}"
         ) from None
@@ -97,6 +113,8 @@ def decode_decimal(encoded: str, scale: int) -> str:
 
 def scale_integer(unscaled: int, scale: int) -> str:
     """Exact decimal text of unscaled * 10**-scale."""
+    if abs(scale) > MAX_DECIMAL_SCALE:
+        raise ValueError(f"scale {scale} is beyond ±{MAX_DECIMAL_SCALE}")
     if scale <= 0:
         return str(unscaled * 10**-scale)
     sign = "-" if unscaled < 0 else ""
@@ -117,8 +135,10 @@ def _decimal(value: Any, schema: Schema) -> str:
         return value  # type: ignore[return-value]
     if not isinstance(value, str):
         raise TypeError(f"expected base64 text, got {type(value).__name__}")
-    scale = int((schema.get("parameters") or {}).get("scale", 0))
-    return decode_decimal(value, scale)
+    parameters = schema.get("parameters") or {}
+    if not isinstance(parameters, Mapping):
+        raise TypeError(f"expected parameters as an object, got {type(parameters).__name__}")
+    return decode_decimal(value, int(parameters.get("scale", 0)))
 
 
 def _variable_scale_decimal(value: Any, _schema: Schema) -> str:

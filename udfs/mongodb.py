@@ -70,6 +70,8 @@ def parse_mongodb(
             raise RecordError(Reason.INVALID_ENVELOPE, "op 'u' without after, patch or updateDescription")
     if op in "cr" and after is None:
         raise RecordError(Reason.INVALID_ENVELOPE, f"op {op!r} without an after document")
+    if op in "dt" and after is not None:
+        raise RecordError(Reason.INVALID_ENVELOPE, f"op {op!r} with an after document")
 
     key = None
     if op in debezium.ROW_OPS:

@@ -17,6 +17,10 @@ SOURCE_POSITION = "s"
 """Prefix of positions taken from the source database."""
 KAFKA_POSITION = "k"
 """Prefix of the fallback position, Kafka (partition, offset), for sources that give none."""
+MAX_DIGITS = 99
+"""`sort_key` writes each number's digit count in two digits: a wider number is no position."""
+_POSITION_LIMIT = 10**MAX_DIGITS
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
 def sort_key(kind: str, numbers: Iterable[int]) -> str:
@@ -61,13 +65,19 @@ def mongodb_position(source: Mapping[str, Any]) -> tuple[int, ...] | None:
 
 
 def _as_int(value: Any) -> int | None:
+    """A non-negative integer of at most `MAX_DIGITS` digits, as a JSON number or ASCII digits."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if value >= 0 else None
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
+        return _position_number(value)
+    # str.isdigit alone also takes "²" and other digits int() refuses or reads as another number.
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return _position_number(int(value)) if len(value) <= MAX_DIGITS else None
     return None
+
+
+def _position_number(number: int) -> int | None:
+    return number if 0 <= number < _POSITION_LIMIT else None
 
 
 def _sequence_numbers(sequence: Any) -> tuple[int, ...]:
@@ -85,7 +95,13 @@ def _sequence_numbers(sequence: Any) -> tuple[int, ...]:
 def _hex_segments(value: Any) -> tuple[int, ...] | None:
     if not isinstance(value, str) or not value:
         return None
-    try:
-        return tuple(int(segment, 16) for segment in value.split(":"))
-    except ValueError:
-        return None
+    numbers: list[int] = []
+    for segment in value.split(":"):
+        # int(text, 16) alone would also take signs, spaces, `0x` and `_`, none of which an LSN has.
+        if not segment or not _HEX_DIGITS.issuperset(segment) or len(segment) > MAX_DIGITS:
+            return None
+        number = _position_number(int(segment, 16))
+        if number is None:
+            return None
+        numbers.append(number)
+    return tuple(numbers)

@@ -13,6 +13,8 @@ from typing import Any, NamedTuple
 from udfs import json_text
 
 DELETE = "d"
+MAX_ARRAY_PADDING = 1_500_000
+"""MongoDB refuses an update that pads an array with more nulls than this, so no event does."""
 
 
 class KeyEvent(NamedTuple):
@@ -77,7 +79,7 @@ def apply_patch(document: dict[str, Any], patch: Mapping[str, Any]) -> dict[str,
         container = _resolve(document, parents)
         if isinstance(container, dict):
             container.pop(last, None)
-        elif isinstance(container, list) and last.isdigit() and int(last) < len(container):
+        elif isinstance(container, list) and _is_index(last) and int(last) < len(container):
             container[int(last)] = None
     for path, value in (patch.get("set") or {}).items():
         _set_path(document, path.split("."), value)
@@ -90,7 +92,7 @@ def _resolve(document: Any, segments: Sequence[str]) -> Any:
     for segment in segments:
         if isinstance(current, dict):
             current = current.get(segment)
-        elif isinstance(current, list) and segment.isdigit() and int(segment) < len(current):
+        elif isinstance(current, list) and _is_index(segment) and int(segment) < len(current):
             current = current[int(segment)]
         else:
             return None
@@ -102,8 +104,8 @@ def _set_path(document: dict[str, Any], segments: Sequence[str], value: Any) -> 
     for index, segment in enumerate(segments):
         is_last = index == len(segments) - 1
         if isinstance(container, list):
-            if not segment.isdigit():
-                return  # MongoDB refuses a field name on an array: nothing to apply
+            if not _is_index(segment) or int(segment) - len(container) >= MAX_ARRAY_PADDING:
+                return  # MongoDB refuses a field name on an array, and such padding: nothing to apply
             position = int(segment)
             container.extend([None] * (position + 1 - len(container)))
             if is_last:
@@ -117,3 +119,9 @@ def _set_path(document: dict[str, Any], segments: Sequence[str], value: Any) -> 
             elif not isinstance(container.get(segment), (dict, list)):
                 container[segment] = {}
             container = container[segment]
+
+
+def _is_index(segment: str) -> bool:
+    """At most 18 ASCII digits: `str.isdigit` alone also takes "²", which `int` refuses, and
+    `int` refuses more than 4300 digits; no array reaches a 19-digit index."""
+    return len(segment) <= 18 and segment.isascii() and segment.isdigit()

@@ -65,8 +65,9 @@ def test_db2_update_knows_its_changed_columns_and_orders_by_commit_then_change_l
 
 
 def test_position_compares_lsns_as_numbers_not_text() -> None:
-    small = parse_record(KEY, envelope("u", after={"id": 1}, source={"connector": "postgresql", "lsn": 9}), 0, 0)
-    big = parse_record(KEY, envelope("u", after={"id": 1}, source={"connector": "postgresql", "lsn": 10}), 0, 1)
+    source = {"connector": "postgresql", "table": "items"}
+    small = parse_record(KEY, envelope("u", after={"id": 1}, source={**source, "lsn": 9}), 0, 0)
+    big = parse_record(KEY, envelope("u", after={"id": 1}, source={**source, "lsn": 10}), 0, 1)
     assert small.position == sort_key("s", (9,))
     assert (small.position or "") < (big.position or "")
 
