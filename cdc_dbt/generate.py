@@ -35,6 +35,8 @@ from typing import Any, BinaryIO, Protocol, TypeVar
 
 import orjson
 
+from cdc_dbt.generate_other_sources import write_other_sources
+
 # --------------------------------------------------------------------------------------------
 # Constants of the simulated connector
 # --------------------------------------------------------------------------------------------
@@ -1257,6 +1259,7 @@ def generate(
     lines_per_file: int = 50_000,
     expected_path: Path | None = None,
     overwrite: bool = False,
+    other_sources: bool = False,
 ) -> GenerationSummary:
     """Write a Debezium PostgreSQL change stream under `out_dir` and return what was written.
 
@@ -1268,6 +1271,9 @@ def generate(
     With `expected_path`, also write the oracle: `{"inventory.customers": {"{\\"id\\":1001}":
     {row}, ...}, ...}`, every live row per table after the whole stream, decoded (dates
     `YYYY-MM-DD`, micro timestamps `YYYY-MM-DDTHH:MM:SS.ffffff`, decimals as exact strings).
+
+    With `other_sources`, also write the demo's Qlik and MongoDB streams (kcat lines, see
+    `cdc_dbt.generate_other_sources`), their final state in the oracle too.
 
     Existing part files of these topics under `out_dir` are an error unless `overwrite`, which
     deletes them first (stale files of a bigger earlier run would otherwise be read too).
@@ -1290,7 +1296,12 @@ def generate(
     finally:
         sink.close()
     if expected_path is not None:
-        write_oracle(expected_path, workload.db)
+        state = oracle_state(workload.db)
+        if other_sources:
+            state |= write_other_sources(out_dir, seed)
+        write_oracle(expected_path, state)
+    elif other_sources:
+        write_other_sources(out_dir, seed)
     per_topic = sink.records_per_topic()
     return GenerationSummary(
         out_dir=out_dir,
@@ -1319,18 +1330,26 @@ def _prepare_out_dir(out_dir: Path, overwrite: bool) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
 
 
-def write_oracle(path: Path, db: Database) -> None:
+def oracle_state(db: Database) -> dict[str, dict[str, Row]]:
+    """Every live row per table, decoded, under its canonical key."""
+    return {
+        table.qualified: {
+            canonical_key(row_id): decoded_row(table, db.live[table.name].rows[row_id])
+            for row_id in sorted(db.live[table.name].rows)
+        }
+        for table in TABLES
+    }
+
+
+def write_oracle(path: Path, state: dict[str, dict[str, Row]]) -> None:
     """The expected final state, one row per line so that diffs stay readable."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="\n") as out:
         out.write("{")
-        for table_number, table in enumerate(TABLES):
-            rows = db.live[table.name].rows
-            out.write(("," if table_number else "") + f"\n{_compact(table.qualified)}: {{")
-            for row_number, row_id in enumerate(sorted(rows)):
-                key = _compact(canonical_key(row_id))
-                row = _compact(decoded_row(table, rows[row_id]))
-                out.write(("," if row_number else "") + f"\n{key}: {row}")
+        for table_number, (table, rows) in enumerate(state.items()):
+            out.write(("," if table_number else "") + f"\n{_compact(table)}: {{")
+            for row_number, (key, row) in enumerate(rows.items()):
+                out.write(("," if row_number else "") + f"\n{_compact(key)}: {_compact(row)}")
             out.write("\n}")
         out.write("\n}\n")
 
@@ -1354,7 +1373,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--lines-per-file", type=int, default=50_000)
     parser.add_argument("--expected", type=Path, help="write the oracle (final state) here")
     parser.add_argument("--overwrite", action="store_true", help="replace earlier output")
-    parser.add_argument("--demo", action="store_true", help="the bundled demo: 400 events, 120 keys, 2 partitions")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="the bundled demo: 400 events, 120 keys, 2 partitions, and the Qlik and MongoDB streams",
+    )
     return parser
 
 
@@ -1375,6 +1398,7 @@ def main(argv: list[str] | None = None) -> int:
             lines_per_file=args.lines_per_file,
             expected_path=args.expected,
             overwrite=args.overwrite,
+            other_sources=args.demo,
         )
     except (ValueError, FileExistsError) as error:
         print(f"error: {error}", file=sys.stderr)

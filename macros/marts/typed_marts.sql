@@ -1,18 +1,21 @@
 {#
     Typed marts: the JSON `row` of cdc_current / cdc_history as typed columns, one mart per
-    source table. A mart names its source table and its columns (`source_columns`); the row JSON
-    is parsed once per row with from_json (every field read as text, so numbers keep their exact
-    digits) and each field cast to its declared type with try_cast: a value that does not fit
-    becomes null in the mart while the raw row stays in cdc_current / cdc_history.
+    source table. A mart names its source table, the connector that writes it, and its columns; the row JSON
+    is parsed once per row with from_json (every scalar field read as text, so numbers keep their
+    exact digits) and each field cast to its declared type with try_cast: a value that does not
+    fit becomes null in the mart while the raw row stays in cdc_current / cdc_history. A nested
+    type (array, struct, map: a MongoDB document's arrays and subdocuments) is read by from_json
+    as that type directly, since text cannot be cast to it; a value of another shape is null.
 #}
 
-{% macro typed_current(source_table, columns) %}
+{% macro typed_current(source_table, connector, columns) %}
 with
 
 current_rows as (
 
-    select * from {{ ref('cdc_current') }}
-    where source_table = {{ cdc_string_literal(source_table) }}
+    select current_rows.*
+    from {{ ref('cdc_current') }} as current_rows
+    {{ _of_connector('current_rows', source_table, connector) }}
 
 ),
 
@@ -43,13 +46,14 @@ final as (
 select * from final
 {% endmacro %}
 
-{% macro typed_history(source_table, columns) %}
+{% macro typed_history(source_table, connector, columns) %}
 with
 
 history_rows as (
 
-    select * from {{ ref('cdc_history') }}
-    where source_table = {{ cdc_string_literal(source_table) }}
+    select history_rows.*
+    from {{ ref('cdc_history') }} as history_rows
+    {{ _of_connector('history_rows', source_table, connector) }}
 
 ),
 
@@ -86,17 +90,34 @@ final as (
 select * from final
 {% endmacro %}
 
+{% macro _of_connector(rows, source_table, connector) %}
+    {#- Only the tables of that name that the connector wrote: the same name can be another
+        source's table with other columns. #}
+    left semi join {{ ref('int_source_tables') }} as source_tables
+        on
+            {{ rows }}.source_db <=> source_tables.source_db
+            and {{ rows }}.source_table = source_tables.source_table
+            and source_tables.connector = {{ cdc_string_literal(connector) }}
+    where {{ rows }}.source_table = {{ cdc_string_literal(source_table) }}
+{% endmacro %}
+
 {% macro _row_struct_type(columns) %}
     {%- set fields = [] -%}
     {%- for column in columns -%}
-        {%- do fields.append(cdc_quote_identifier(column.source) ~ ': string') -%}
+        {%- set read_as = column.data_type if _is_nested_type(column.data_type) else 'string' -%}
+        {%- do fields.append(cdc_quote_identifier(column.source) ~ ': ' ~ read_as) -%}
     {%- endfor -%}
     {{ return('struct<' ~ fields | join(', ') ~ '>') }}
 {% endmacro %}
 
 {% macro _typed_row_columns(struct_column, columns) %}
     {%- for column in columns -%}
-        try_cast({{ struct_column }}.{{ cdc_quote_identifier(column.source) }} as {{ column.data_type }})
+        {%- set field = struct_column ~ '.' ~ cdc_quote_identifier(column.source) %}
+        {{ field if _is_nested_type(column.data_type) else 'try_cast(' ~ field ~ ' as ' ~ column.data_type ~ ')' }}
         as {{ cdc_quote_identifier(column.name) }}{{ ',' if not loop.last }}
     {% endfor -%}
+{% endmacro %}
+
+{% macro _is_nested_type(data_type) %}
+    {{ return(data_type.strip().lower().startswith(('array<', 'struct<', 'map<'))) }}
 {% endmacro %}

@@ -58,20 +58,19 @@ NULLVALUE_TOPIC = "paimon.nullvalue"
 MYSQL_LOGS = {"debezium_log.1": "inventory", "debezium_log_no_schema_field.1": "inventory_no_schema_field"}
 """RisingWave's MySQL customers: file → source.db (the second renamed: both carry the same rows)."""
 MONGO_CUSTOMERS = {
-    "debezium_mongo_json_customers.1": "rw_mongo_schema",
+    "debezium_mongo_json_customers.1": "inventory",
     "debezium_mongo_json_customers_no_schema_field.1": "rw_mongo_no_schema_field",
 }
-"""RisingWave's MongoDB customers: file → source.db. Both renamed: they carry the same documents, and
-`inventory.customers` is also the table of the demo's typed marts customers_current/_history, which
-read every `inventory.customers` row as the relational table (column `id`): a MongoDB collection of
-that name (these documents have `_id`) gives null customer_id values there and fails the marts'
-not_null and unique tests, so the whole build fails (a bug of the marts, reported, not fixed here)."""
+"""RisingWave's MongoDB customers: file → source.db (the second renamed: both carry the same
+documents). The first keeps its own `inventory.customers`, the name of the demo's PostgreSQL
+table too: the typed marts customers_current/_history must take only the PostgreSQL connector's
+rows (these documents have `_id`, no `id`), or their not_null and unique tests fail the build."""
 MESS_KEY = "debezium_mess_key.1"
 MESS_KEY_TOPIC = "risingwave.debezium_mess_key"
 KEYED_ORDERS_TOPIC = "risingwave.debezium_mess_key.keyed"
 KEYED_ORDERS_DB = "mydb_keyed"
 DOCS_MONGODB_DB = "inventory_docs"
-"""The documentation's MongoDB example, renamed for the same reason as RisingWave's MongoDB customers."""
+"""The documentation's MongoDB example, renamed: its document 1004 is also one of RisingWave's."""
 
 ISO_MILLIS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from cdc_dbt import generate as gen
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 
 PARTITIONS = 2
 LINES_PER_FILE = 60  # small, so that every partition rotates through several files
@@ -599,7 +600,15 @@ def test_cli_demo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "inventory.customers",
         "inventory.products",
         "inventory.orders",
+        "HR.EMPLOYEES",
+        "shop.reviews",
     }
+    # The bundled demo is exactly this output: regenerating it changes no byte.
+    bundled = PACKAGE_PROJECT_DIR / "demo"
+    assert expected.read_bytes() == (bundled / "expected_final_state.json").read_bytes()
+    written = sorted(path.relative_to(out) for path in out.rglob("*.json"))
+    assert written == sorted(path.relative_to(bundled / "landing") for path in (bundled / "landing").rglob("*.json"))
+    assert all((out / path).read_bytes() == (bundled / "landing" / path).read_bytes() for path in written)
 
 
 def test_cli_reports_bad_sizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

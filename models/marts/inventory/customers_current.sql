@@ -1,1 +1,1 @@
-{{ typed_current('inventory.customers', inventory_customers_columns()) }}
+{{ typed_current('inventory.customers', 'postgresql', inventory_customers_columns()) }}

@@ -1,1 +1,1 @@
-{{ typed_history('inventory.customers', inventory_customers_columns()) }}
+{{ typed_history('inventory.customers', 'postgresql', inventory_customers_columns()) }}

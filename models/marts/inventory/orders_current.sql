@@ -1,1 +1,1 @@
-{{ typed_current('inventory.orders', inventory_orders_columns()) }}
+{{ typed_current('inventory.orders', 'postgresql', inventory_orders_columns()) }}

@@ -1,1 +1,1 @@
-{{ typed_history('inventory.orders', inventory_orders_columns()) }}
+{{ typed_history('inventory.orders', 'postgresql', inventory_orders_columns()) }}

@@ -1,1 +1,1 @@
-{{ typed_current('inventory.products', inventory_products_columns()) }}
+{{ typed_current('inventory.products', 'postgresql', inventory_products_columns()) }}

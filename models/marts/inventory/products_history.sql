@@ -1,1 +1,1 @@
-{{ typed_history('inventory.products', inventory_products_columns()) }}
+{{ typed_history('inventory.products', 'postgresql', inventory_products_columns()) }}

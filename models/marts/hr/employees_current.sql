@@ -1,0 +1,1 @@
+{{ typed_current('HR.EMPLOYEES', 'qlik', hr_employees_columns()) }}

@@ -1,0 +1,1 @@
+{{ typed_history('HR.EMPLOYEES', 'qlik', hr_employees_columns()) }}

@@ -1,0 +1,1 @@
+{{ typed_current('shop.reviews', 'mongodb', shop_reviews_columns()) }}

@@ -1,0 +1,1 @@
+{{ typed_history('shop.reviews', 'mongodb', shop_reviews_columns()) }}
