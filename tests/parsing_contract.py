@@ -156,17 +156,3 @@ def check_landed_row(row: tuple[Any, ...] | None) -> LandedRecord:
     if landed.kafka_ts_ms is not None:
         assert abs(landed.kafka_ts_ms) <= MAX_TIMESTAMP_MS
     return landed
-
-
-def known_bug(parsed: ParsedRecord) -> str | None:
-    """A contract breach whose bug is known and reported, in a file this suite may not change
-    (each has an `xfail(strict=True)` test with its minimal input): the properties skip it."""
-    if parsed.source_format == "qlik" and (parsed.transaction_total_order or 0) > MAX_BIGINT:
-        return "udfs/qlik.py passes a transactionEventCounter beyond bigint"
-    if parsed.ignore_class == "transaction_marker" and not (
-        fits(parsed.event_ts_ms, "bigint")
-        and abs(parsed.event_ts_ms or 0) <= MAX_TIMESTAMP_MS
-        and fits(parsed.transaction_event_count, "bigint")
-    ):
-        return "udfs/transactions.py passes a ts_ms or event_count beyond bigint / timestamp_millis"
-    return None

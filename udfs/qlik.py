@@ -27,6 +27,7 @@ from itertools import pairwise
 from typing import Any
 
 from udfs import json_text, positions
+from udfs.debezium import MAX_BIGINT
 from udfs.events import ParsedRecord, ignored, quarantined
 from udfs.keys import unwrap_converter
 from udfs.masks import columns_for_mask
@@ -433,11 +434,11 @@ def _key_position(column: QlikColumn) -> int:
 
 
 def _count(value: Any) -> int | None:
-    """A non-negative integer, as a JSON number or digits; None otherwise."""
+    """A non-negative integer that fits Spark's `bigint`, as a JSON number or digits; None otherwise."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if value >= 0 else None
+        return value if 0 <= value <= MAX_BIGINT else None
     if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= _MAX_COUNT_DIGITS:
         return int(value)
     return None

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from udfs import json_text
+from udfs.debezium import MAX_BIGINT, timestamp_ms_field
 from udfs.events import ParsedRecord, ignored
 from udfs.reasons import IgnoreClass, Reason, RecordError
 
@@ -32,7 +33,6 @@ def parse_transaction_marker(body: Mapping[str, Any]) -> ParsedRecord:
         raise RecordError(Reason.INVALID_ENVELOPE, f"transaction id {transaction_id!r:.60} is not text")
     event_count = _count(body.get("event_count"), "event_count") if status == "END" else None
     collection_counts = _collection_counts(body.get("data_collections")) if status == "END" else None
-    ts_ms = body.get("ts_ms")
     marker = ignored(IgnoreClass.TRANSACTION_MARKER, detail=f"{status} {transaction_id}")
     return ParsedRecord(
         outcome=marker.outcome,
@@ -42,7 +42,7 @@ def parse_transaction_marker(body: Mapping[str, Any]) -> ParsedRecord:
         transaction_status=status,
         transaction_event_count=event_count,
         transaction_collection_counts=json_text.canonical(collection_counts) if collection_counts is not None else None,
-        event_ts_ms=ts_ms if isinstance(ts_ms, int) and not isinstance(ts_ms, bool) else None,
+        event_ts_ms=timestamp_ms_field(body.get("ts_ms")),
     )
 
 
@@ -61,6 +61,6 @@ def _collection_counts(collections: Any) -> dict[str, int]:
 
 
 def _count(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_BIGINT:
         raise RecordError(Reason.INVALID_ENVELOPE, f"{name} {value!r:.40} is not a count")
-    return value
+    return int(value)

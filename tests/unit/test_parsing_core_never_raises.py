@@ -10,8 +10,7 @@ Qlik messages and kcat lines, with fields dropped, duplicated, or replaced by va
 type, huge integers, `NaN` and `1e400` literals, unpaired surrogates and deep nesting.
 
 Examples are derandomized (the same ones every run, no example database) and bounded so that the
-file runs in seconds. Known bugs in files being edited elsewhere (`tests.parsing_contract.known_bug`)
-are `xfail(strict=True)` at the end, each with its minimal input; the properties skip their results.
+file runs in seconds.
 """
 
 import copy
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.parsing_contract import (
@@ -30,7 +29,6 @@ from tests.parsing_contract import (
     check_landed_row,
     check_parsed,
     is_object_text,
-    known_bug,
     parsed_from_row,
 )
 from udfs.events import ParsedRecord
@@ -53,8 +51,6 @@ THOROUGH = settings(FAST, max_examples=200)
 
 
 def checked(parsed: ParsedRecord) -> ParsedRecord:
-    """The contract, skipping the results of known bugs (each has an xfail test below)."""
-    assume(known_bug(parsed) is None)
     return check_parsed(parsed)
 
 
@@ -807,22 +803,19 @@ def test_a_delete_or_truncate_with_an_after_image_is_an_invalid_envelope(payload
     assert (parsed.outcome, parsed.reason) == ("quarantine", "invalid_envelope")
 
 
-# --- known bugs in files being edited elsewhere: minimal inputs, strict xfails ---------------
+# --- numbers beyond bigint in Qlik counters and transaction markers ----------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="udfs/qlik.py _count passes transactionEventCounter beyond bigint on")
 def test_qlik_transaction_event_counter_beyond_bigint() -> None:
     data = json.loads(render(QLIK_DATA))
     data["message"]["headers"]["transactionEventCounter"] = 2**63
     check_parsed(parse_qlik_record(render(data), render(QLIK_METADATA), 0, 1))
 
 
-@pytest.mark.xfail(strict=True, reason="udfs/transactions.py passes ts_ms beyond timestamp_millis on")
 def test_transaction_marker_ts_ms_beyond_timestamp_millis() -> None:
     check_parsed(parse_record(None, '{"status":"BEGIN","id":"1","ts_ms":9223372036854775807}', 0, 1, "t"))
 
 
-@pytest.mark.xfail(strict=True, reason="udfs/transactions.py passes event_count beyond bigint on")
 def test_transaction_marker_event_count_beyond_bigint() -> None:
     marker = '{"status":"END","id":"1","event_count":9223372036854775808,"data_collections":[]}'
     check_parsed(parse_record(None, marker, 0, 1, "t"))
