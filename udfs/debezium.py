@@ -43,10 +43,6 @@ def is_envelope(body: Mapping[str, Any]) -> bool:
     return "op" in body and not _ENVELOPE_FIELDS.isdisjoint(body)
 
 
-def is_transaction_marker(body: Mapping[str, Any]) -> bool:
-    return body.get("status") in ("BEGIN", "END") and "id" in body and "op" not in body
-
-
 def parse_envelope(
     body: Mapping[str, Any],
     schema: Mapping[str, Any] | None,

@@ -1,9 +1,9 @@
 """The Qlik Replicate metadata and data pair of ../shared/corpus/qlik (Attunity Replicate 6.3, MySQL).
 
 The data message (a full-load REFRESH of employees.salaries) names neither its table nor its key
-(emp_no and from_date, primaryKeyPosition 1 and 2): both come from the metadata message whose `schemaId` equals its `messageSchemaId`. Landed
-without its metadata, the data message waits in the quarantine; the build after the metadata
-lands applies it.
+(emp_no and from_date, primaryKeyPosition 1 and 2): both come from the metadata message whose
+`schemaId` equals its `messageSchemaId`. Landed without its metadata, the data message waits in
+the quarantine; the build after the metadata lands applies it.
 """
 
 import json
