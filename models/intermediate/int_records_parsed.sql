@@ -94,10 +94,17 @@ reparsed as (
 
     select
         * except (parsed),
+        -- The UDF sees every row of its batch whatever the condition says: rows not bound get a
+        -- null payload, which it turns away without parsing.
         if(
             qlik_metadata_payload is null,
             parsed,
-            cdc_parse_qlik_record(payload, qlik_metadata_payload, `partition`, `offset`)
+            cdc_parse_qlik_record(
+                if(qlik_metadata_payload is null, null, payload),
+                qlik_metadata_payload,
+                `partition`,
+                `offset`
+            )
         ) as parsed
     from bound
 

@@ -39,10 +39,16 @@ class DbtProject:
     target_dir: Path
 
     def build(
-        self, landing_dir: Path, schema: str, variables: dict[str, Any] | None = None, *, unit_tests: bool = False
+        self,
+        landing_dir: Path,
+        schema: str,
+        variables: dict[str, Any] | None = None,
+        *,
+        unit_tests: bool = False,
+        select: str | None = None,
     ) -> Build:
         """`dbt build` of `landing_dir` into `schema`, data tests included; dbt unit tests only when asked,
-        since they do not depend on the landed data."""
+        since they do not depend on the landed data. `select` narrows the build (dbt's --select)."""
         from dbt.cli.main import dbtRunner
 
         os.environ["CDC_LANDING_DIR"] = str(landing_dir)
@@ -56,6 +62,7 @@ class DbtProject:
             "--vars", json.dumps(all_variables),
             "--quiet",
             *([] if unit_tests else ["--exclude-resource-type", "unit_test"]),
+            *([] if select is None else ["--select", select]),
         ]  # fmt: skip
         result = dbtRunner().invoke(args)
         if not result.success:

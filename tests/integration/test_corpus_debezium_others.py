@@ -55,8 +55,9 @@ EVOLUTION_BATCHES = ("debezium-data-1.txt", "debezium-data-2.txt", "debezium-dat
 NULLVALUE_FILES = ("nullvalue-debezium-data-1.txt", "nullvalue-debezium-data-2.txt")
 EVOLUTION_TOPIC = "paimon.schemaevolution"
 NULLVALUE_TOPIC = "paimon.nullvalue"
-MYSQL_LOGS = {"debezium_log.1": "inventory", "debezium_log_no_schema_field.1": "inventory_no_schema_field"}
-"""RisingWave's MySQL customers: file → source.db (the second renamed: both carry the same rows)."""
+MYSQL_LOGS = {"debezium_log.1": "rw_mysql", "debezium_log_no_schema_field.1": "rw_mysql_no_schema_field"}
+"""RisingWave's MySQL customers: file → source.db. Both renamed: they carry the same rows, and their
+database `inventory` is also that of RisingWave's MongoDB customers below."""
 MONGO_CUSTOMERS = {
     "debezium_mongo_json_customers.1": "inventory",
     "debezium_mongo_json_customers_no_schema_field.1": "rw_mongo_no_schema_field",

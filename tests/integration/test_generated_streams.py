@@ -7,12 +7,14 @@ records, in either landing format or both at once, must reach exactly that state
 import json
 import shutil
 from collections import Counter
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cdc_dbt.generate import TRANSACTION_TOPIC, generate
+from cdc_dbt.generate_other_sources import QLIK_DATA_TOPIC
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 from tests.integration.conftest import Build, DbtProject
 
@@ -20,15 +22,25 @@ DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
 DEMO_ORACLE = PACKAGE_PROJECT_DIR / "demo" / "expected_final_state.json"
 
 
+def without_nulls(row: dict[str, Any]) -> dict[str, Any]:
+    """A null column and an absent one mean the same to a consumer (a Qlik column added by a
+    later table version is absent from older rows' JSON, null in the source)."""
+    return {column: value for column, value in row.items() if value is not None}
+
+
 def current_state(build: Build) -> dict[str, dict[str, Any]]:
     state: dict[str, dict[str, Any]] = {}
     for row in build.rows("select source_table, row_key, row from `{schema}`.cdc_current"):
-        state.setdefault(row["source_table"], {})[row["row_key"]] = json.loads(row["row"])
+        state.setdefault(row["source_table"], {})[row["row_key"]] = without_nulls(json.loads(row["row"]))
     return state
 
 
 def oracle(path: Path) -> dict[str, dict[str, Any]]:
-    return {table: rows for table, rows in json.loads(path.read_text()).items() if rows}
+    return {
+        table: {key: without_nulls(row) for key, row in rows.items()}
+        for table, rows in json.loads(path.read_text()).items()
+        if rows
+    }
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +50,10 @@ def demo_build(dbt_project: DbtProject) -> Build:
 
 
 def test_bundled_demo_reaches_the_generators_final_state(demo_build: Build) -> None:
-    assert current_state(demo_build) == oracle(DEMO_ORACLE)
+    """PostgreSQL, Qlik Replicate (masks, a second table version) and MongoDB (updateDescription)."""
+    expected = oracle(DEMO_ORACLE)
+    assert {"inventory.customers", "HR.EMPLOYEES", "shop.reviews"} <= expected.keys()
+    assert current_state(demo_build) == expected
     assert demo_build.table("cdc_quarantine") == []
 
 
@@ -61,16 +76,38 @@ def test_every_transaction_of_the_demo_is_complete(demo_build: Build) -> None:
 
 def test_same_records_in_kcat_and_parquet_count_once(dbt_project: DbtProject, tmp_path: Path) -> None:
     expected = tmp_path / "expected.json"
-    for fmt in ("kcat", "parquet"):
+    kcat, _ = (
         generate(
             tmp_path / "landing" / fmt, events=300, keys=60, seed=11, partitions=3, fmt=fmt, expected_path=expected
         )
+        for fmt in ("kcat", "parquet")
+    )
     build = dbt_project.build(tmp_path / "landing", schema="both_formats")
     assert current_state(build) == oracle(expected)
     duplicates = build.rows(
         "select topic, `partition`, `offset` from `{schema}`.cdc_changes group by 1, 2, 3 having count(*) > 1"
     )
     assert duplicates == []
+    reconciliation = build.rows(
+        "select sum(landed_deliveries) as deliveries, sum(duplicate_deliveries) as duplicates,"
+        " sum(unaccounted) as unaccounted from `{schema}`.cdc_reconciliation"
+    )[0]
+    # Every record landed twice, once per format.
+    assert reconciliation == {
+        "deliveries": 2 * sum(kcat.per_topic.values()),
+        "duplicates": sum(kcat.per_topic.values()),
+        "unaccounted": 0,
+    }
+
+    # A change made to vanish from cdc_changes: the reconciliation test fails the build.
+    build.rows(
+        "create table `{schema}`.changes_but_one as select * from `{schema}`.cdc_changes"
+        " where struct(topic, `partition`, `offset`)"
+        " != (select min(struct(topic, `partition`, `offset`)) from `{schema}`.cdc_changes)"
+    )
+    build.rows("insert overwrite table `{schema}`.cdc_changes select * from `{schema}`.changes_but_one")
+    with pytest.raises(AssertionError, match="every_landed_record_is_accounted_for"):
+        dbt_project.build(tmp_path / "landing", schema="both_formats", select="cdc_reconciliation+")
 
 
 def test_truncate_ends_every_order_written_before_it(demo_build: Build) -> None:
@@ -92,7 +129,8 @@ def test_tombstone_policy(dbt_project: DbtProject, tmp_path: Path, treat_tombsto
     shutil.copytree(DEMO_LANDING, landing)
     deleted_keys = set()
     deletes_per_transaction: Counter[str] = Counter()
-    for path in landing.rglob("*.json"):
+    # The PostgreSQL topics' deletes become tombstones only; the Qlik and MongoDB topics keep theirs.
+    for path in landing.glob("dbserver1.*/*.json"):
         records = [json.loads(line) for line in path.read_text().splitlines()]
         kept = []
         for record in records:
@@ -109,12 +147,13 @@ def test_tombstone_policy(dbt_project: DbtProject, tmp_path: Path, treat_tombsto
     build = dbt_project.build(landing, schema, {"treat_tombstones_as_deletes": treat_tombstones_as_deletes})
     expected = oracle(DEMO_ORACLE)
     actual = current_state(build)
+    inventory_versions = "select * from `{schema}`.cdc_history where source_table like 'inventory.%'"
     if treat_tombstones_as_deletes:
         assert actual == expected
-        assert build.rows("select * from `{schema}`.cdc_history where ended_by = 'd'")
+        assert build.rows(f"{inventory_versions} and ended_by = 'd'")
     else:
         assert sum(map(len, actual.values())) > sum(map(len, expected.values()))
-        assert build.rows("select * from `{schema}`.cdc_history where ended_by = 'd'") == []
+        assert build.rows(f"{inventory_versions} and ended_by = 'd'") == []
     # The transactions whose delete events were taken away are exactly the incomplete ones.
     incomplete = build.rows(
         "select transaction_id, expected_event_count - landed_event_count as missing"
@@ -127,7 +166,7 @@ def test_typed_marts_hold_the_oracle_values_with_their_types(demo_build: Build) 
     expected = oracle(DEMO_ORACLE)
     products = demo_build.rows("select product_id, product_name, weight, price from `{schema}`.products_current")
     assert {row["product_id"]: (row["product_name"], row["weight"], str(row["price"])) for row in products} == {
-        row["id"]: (row["name"], row["weight"], row["price"]) for row in expected["inventory.products"].values()
+        row["id"]: (row["name"], row.get("weight"), row["price"]) for row in expected["inventory.products"].values()
     }
     customers = demo_build.rows("select customer_id, updated_at from `{schema}`.customers_current")
     assert {row["customer_id"]: row["updated_at"].isoformat(timespec="microseconds") for row in customers} == {
@@ -141,3 +180,84 @@ def test_typed_marts_hold_the_oracle_values_with_their_types(demo_build: Build) 
         "select count(*) as versions, count(distinct product_id) as products from `{schema}`.products_history"
     )[0]
     assert history["versions"] > history["products"] >= len(expected["inventory.products"])
+
+
+def test_qlik_and_mongodb_marts_hold_the_oracle_values_with_their_types(demo_build: Build) -> None:
+    expected = oracle(DEMO_ORACLE)
+    employees = demo_build.rows(
+        "select employee_id, first_name, salary, hire_date, department from `{schema}`.employees_current"
+    )
+    assert {
+        row["employee_id"]: without_nulls(
+            {
+                "FIRST_NAME": row["first_name"],
+                "SALARY": str(row["salary"]),
+                "HIRE_DATE": row["hire_date"].isoformat(),
+                "DEPARTMENT": row["department"],
+            }
+        )
+        for row in employees
+    } == {
+        row["EMPLOYEE_ID"]: {
+            column: value
+            for column, value in row.items()
+            if column in ("FIRST_NAME", "SALARY", "HIRE_DATE", "DEPARTMENT")
+        }
+        for row in expected["HR.EMPLOYEES"].values()
+    }
+    reviews = demo_build.rows(
+        "select review_id, product_id, rating, review_text, tags, votes from `{schema}`.reviews_current"
+    )
+    assert {
+        row["review_id"]: without_nulls(
+            {
+                "_id": row["review_id"],
+                "product_id": row["product_id"],
+                "rating": row["rating"],
+                "text": row["review_text"],
+                "tags": row["tags"],
+                "votes": row["votes"],
+            }
+        )
+        for row in reviews
+    } == {row["_id"]: row for row in expected["shop.reviews"].values()}
+    versions = demo_build.rows(
+        "select count(*) as versions, count(distinct employee_id) as employees from `{schema}`.employees_history"
+    )[0]
+    assert versions["versions"] > versions["employees"] >= len(expected["HR.EMPLOYEES"])
+
+
+def test_schema_drift_reports_the_column_qliks_table_version_2_added(demo_build: Build) -> None:
+    messages = [
+        json.loads(json.loads(line)["payload"])["message"]
+        for path in (DEMO_LANDING / QLIK_DATA_TOPIC).glob("*.json")
+        for line in path.open()
+    ]
+    row_images = [message for message in messages if message["headers"]["operation"] != "DELETE"]
+
+    def first_ts(images: list[dict[str, Any]]) -> int:
+        stamps = [datetime.fromisoformat(image["headers"]["timestamp"]).replace(tzinfo=UTC) for image in images]
+        return int(min(stamps).timestamp() * 1000)
+
+    with_department = [image for image in row_images if image["data"].get("DEPARTMENT") is not None]
+    drift = demo_build.rows(
+        "select column_name, value_type, drift, unix_millis(first_seen_ts) as first_seen_ms"
+        " from `{schema}`.cdc_schema_drift where source_table = 'HR.EMPLOYEES'"
+    )
+    assert {(row["column_name"], row["value_type"], row["drift"]) for row in drift} == {
+        ("EMPLOYEE_ID", "integer", "initial"),
+        ("FIRST_NAME", "string", "initial"),
+        ("LAST_NAME", "string", "initial"),
+        ("SALARY", "string", "initial"),
+        ("HIRE_DATE", "string", "initial"),
+        ("DEPARTMENT", "string", "column_added"),
+    }
+    department = next(row for row in drift if row["column_name"] == "DEPARTMENT")
+    assert department["first_seen_ms"] == first_ts(with_department)
+    # The PostgreSQL tables had no schema change.
+    assert (
+        demo_build.rows(
+            "select * from `{schema}`.cdc_schema_drift where source_table like 'inventory.%' and drift != 'initial'"
+        )
+        == []
+    )

@@ -32,13 +32,10 @@ markers as (
 expected_per_collection as (
 
     select
-        markers.transaction_id,
-        expected.data_collection,
-        expected.event_count as expected_event_count
+        transaction_id,
+        explode(from_json(expected_collection_counts, 'map<string, bigint>'))
+        as (data_collection, expected_event_count)
     from markers
-    lateral view explode(
-        from_json(markers.expected_collection_counts, 'map<string, bigint>')
-    ) expected as data_collection, event_count
 
 ),
 
