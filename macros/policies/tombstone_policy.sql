@@ -5,10 +5,11 @@
     as tombstones alone.
 
     The delete events have the columns of `row_changes`, in its order. A tombstone has no source
-    block: it takes its table from the last event of the same key that precedes it in its Kafka
-    partition, and sorts right after that event (position + '~', and '~' sorts after every
-    character a position holds). A tombstone with no such event deletes nothing and stays counted
-    as ignored.
+    block: it takes its table and row key from the last change with the same Kafka key text that
+    precedes it in its Kafka partition (the same key bytes, as Kafka's log compaction matches
+    them: a MongoDB key `{"id": "<extended JSON>"}` names the row `{"_id": ...}`), and sorts right
+    after that change (position + '~', and '~' sorts after every character a position holds). A
+    tombstone with no such change deletes nothing and stays counted as ignored.
 #}
 {% macro tombstone_delete_events(parsed_records, row_changes) %}
     {{ return(adapter.dispatch('tombstone_delete_events', 'cdc_dbt')(parsed_records, row_changes)) }}
@@ -21,7 +22,7 @@
         select
             preceding.source_db,
             preceding.source_table,
-            tombstone.row_key,
+            preceding.row_key,
             'd' as op,
             cast(null as string) as after,
             cast(array() as array<string>) as unavailable_columns,
@@ -36,13 +37,16 @@
                 order by preceding.`offset` desc
             ) as preceding_rank
         from {{ parsed_records }} as tombstone
-        inner join {{ row_changes }} as preceding
+        inner join {{ parsed_records }} as preceding
             on
                 tombstone.topic = preceding.topic
                 and tombstone.`partition` = preceding.`partition`
-                and tombstone.row_key = preceding.row_key
+                and tombstone.key = preceding.key
                 and tombstone.`offset` > preceding.`offset`
-        where tombstone.ignore_class = 'tombstone'
+        where
+            tombstone.ignore_class = 'tombstone'
+            and preceding.outcome = 'change'
+            and preceding.op in ('c', 'r', 'u', 'd')
     )
     where preceding_rank = 1
     {%- else %}

@@ -1,16 +1,19 @@
-"""Apache Flink's captured Debezium PostgreSQL streams (../shared/corpus/flink-json).
+"""Apache Flink's captured Debezium PostgreSQL and MySQL streams (../shared/corpus/flink-json).
 
-The three files carry the same 16 events: with the converter schema, without it, and as captured
-with the table's default REPLICA IDENTITY (updates without before image; the delete without any
-image, so its key can only come from the Kafka key). Each is wrapped as kcat records in one
-partition of its own topic, keyed `{"id": ...}` from the row, and must give the final state
-Flink's changelog implies and every SCD2 version derived from it.
+The five files carry the same 16 events. PostgreSQL: with the converter schema, without it, and
+as captured with the table's default REPLICA IDENTITY (updates without before image; the delete
+without any image, so its key can only come from the Kafka key). MySQL: with the converter schema
+and without it (MySQL has no source position in SPEC §6: Kafka order). Each is wrapped as kcat
+records in one partition of its own topic, keyed `{"id": ...}` from the row, and must give the
+final state Flink's changelog implies; the PostgreSQL streams also every SCD2 version derived
+from it (its validity times are PostgreSQL's).
 
-All three land in one build: each stream's `source.db` is renamed after the stream, so the same
-table and keys in three databases must stay three independent sets of rows (SPEC §6).
+All five land in one build: each stream's `source.db` is renamed after the stream, so the same
+table and keys in five databases must stay five independent sets of rows (SPEC §6).
 """
 
 import json
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +23,16 @@ from tests.corpus import corpus_lines
 from tests.integration.conftest import Build, DbtProject
 from tests.kcat import KafkaRecord, write_kcat_file
 
-STREAMS = {
+POSTGRES_STREAMS = {
     "schema_include": "debezium-postgres-data-schema-include.txt",
     "schema_exclude": "debezium-postgres-data-schema-exclude.txt",
     "replica_identity": "debezium-postgres-data-replica-identity.txt",
 }
+MYSQL_STREAMS = {
+    "mysql_schema_include": "debezium-data-schema-include.txt",
+    "mysql_schema_exclude": "debezium-data-schema-exclude.txt",
+}
+STREAMS = POSTGRES_STREAMS | MYSQL_STREAMS
 
 
 def row_ids() -> list[int]:
@@ -82,19 +90,35 @@ def stream(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
+def source_table(stream: str) -> str:
+    """PostgreSQL names `<schema>.<table>`; MySQL has no schema and names `<db>.<table>`."""
+    return f"{stream}.products" if stream in MYSQL_STREAMS else "inventory.products"
+
+
+def as_float32(weight: float) -> float:
+    """MySQL's `weight` is a FLOAT: Debezium writes the 32-bit value widened (3.140000104904175),
+    Flink prints it as the 32-bit float it is (3.14). Both sides compare as 32-bit floats."""
+    return float(struct.unpack("f", struct.pack("f", weight))[0])
+
+
 def test_every_event_becomes_a_change(flink_build: Build, stream: str) -> None:
     changes = flink_build.rows(f"select source_table from `{{schema}}`.cdc_changes where source_db = '{stream}'")
     assert len(changes) == 16
-    assert {change["source_table"] for change in changes} == {"inventory.products"}
+    assert {change["source_table"] for change in changes} == {source_table(stream)}
     assert flink_build.table("cdc_quarantine") == []
 
 
 def test_current_state_is_flinks_final_state(flink_build: Build, stream: str) -> None:
     current = flink_build.rows(f"select row from `{{schema}}`.cdc_current where source_db = '{stream}'")
-    expected = expected_rows("debezium-expected-final-state.txt")
-    assert sorted(product(row["row"]) for row in current) == sorted(expected_product(row) for row in expected)
+    actual = [product(row["row"]) for row in current]
+    expected = [expected_product(row) for row in expected_rows("debezium-expected-final-state.txt")]
+    if stream in MYSQL_STREAMS:
+        actual = [(*values, as_float32(weight)) for *values, weight in actual]
+        expected = [(*values, as_float32(weight)) for *values, weight in expected]
+    assert sorted(actual) == sorted(expected)
 
 
+@pytest.mark.parametrize("stream", list(POSTGRES_STREAMS))
 def test_history_holds_every_derived_scd2_version(flink_build: Build, stream: str) -> None:
     history = flink_build.rows(
         "select row, unix_millis(valid_from) as valid_from_ms, unix_millis(valid_to) as valid_to_ms,"
