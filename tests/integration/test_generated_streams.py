@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from cdc_dbt.generate import TRANSACTION_TOPIC, generate
-from cdc_dbt.generate_other_sources import QLIK_DATA_TOPIC
+from cdc_dbt.generate_other_sources import MONGO_TOPIC, QLIK_DATA_TOPIC
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 from tests.integration.conftest import Build, DbtProject
 
@@ -129,25 +129,31 @@ def test_tombstone_policy(dbt_project: DbtProject, tmp_path: Path, treat_tombsto
     shutil.copytree(DEMO_LANDING, landing)
     deleted_keys = set()
     deletes_per_transaction: Counter[str] = Counter()
-    # The PostgreSQL topics' deletes become tombstones only; the Qlik and MongoDB topics keep theirs.
-    for path in landing.glob("dbserver1.*/*.json"):
+    # The PostgreSQL and MongoDB topics' deletes become tombstones only (a MongoDB tombstone's key
+    # `{"id": "<extended JSON>"}` must still find its document `{"_id": ...}`); Qlik has none.
+    for path in [*landing.glob("dbserver1.*/*.json"), *landing.glob(f"{MONGO_TOPIC}/*.json")]:
         records = [json.loads(line) for line in path.read_text().splitlines()]
         kept = []
         for record in records:
-            payload = json.loads(record["payload"]) if record["payload"] else None
-            if payload and payload.get("payload", {}).get("op") == "d":
+            message = json.loads(record["payload"]) if record["payload"] else None
+            envelope = message.get("payload", message) if message else None
+            if envelope and envelope.get("op") == "d":
                 deleted_keys.add((path.parent.name, record["key"]))
-                deletes_per_transaction[payload["payload"]["transaction"]["id"]] += 1
+                if envelope["transaction"]:
+                    deletes_per_transaction[envelope["transaction"]["id"]] += 1
                 continue
             kept.append(record)
         path.write_text("".join(json.dumps(record) + "\n" for record in kept))
+    assert {topic for topic, _ in deleted_keys} >= {MONGO_TOPIC, "dbserver1.inventory.customers"}
     assert deleted_keys, "the demo stream must hold deletes"
 
     schema = f"tombstones_{str(treat_tombstones_as_deletes).lower()}"
     build = dbt_project.build(landing, schema, {"treat_tombstones_as_deletes": treat_tombstones_as_deletes})
     expected = oracle(DEMO_ORACLE)
     actual = current_state(build)
-    inventory_versions = "select * from `{schema}`.cdc_history where source_table like 'inventory.%'"
+    inventory_versions = (
+        "select * from `{schema}`.cdc_history where (source_table like 'inventory.%' or source_table = 'shop.reviews')"
+    )
     if treat_tombstones_as_deletes:
         assert actual == expected
         assert build.rows(f"{inventory_versions} and ended_by = 'd'")
@@ -261,3 +267,26 @@ def test_schema_drift_reports_the_column_qliks_table_version_2_added(demo_build:
         )
         == []
     )
+
+
+def test_topic_health_measures_each_topics_delays(demo_build: Build) -> None:
+    topic = "dbserver1.inventory.customers"
+    delays = []
+    for path in (DEMO_LANDING / topic).glob("*.json"):
+        for line in path.open():
+            record = json.loads(line)
+            if record["payload"] is not None:
+                envelope = json.loads(record["payload"])["payload"]
+                delays.append((envelope["ts_ms"] - envelope["source"]["ts_ms"], record["ts"] - envelope["ts_ms"]))
+    health = demo_build.rows(
+        "select changes, quarantined, source_to_connector_max_ms, connector_to_kafka_max_ms"
+        f" from `{{schema}}`.cdc_topic_health where topic = '{topic}'"
+    )
+    assert health == [
+        {
+            "changes": len(delays),
+            "quarantined": 0,
+            "source_to_connector_max_ms": max(source for source, _ in delays),
+            "connector_to_kafka_max_ms": max(kafka for _, kafka in delays),
+        }
+    ]
