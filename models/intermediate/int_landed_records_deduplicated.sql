@@ -49,8 +49,9 @@ kcat_records as (
             else record.payload
         end as payload,
         if(is_utf8, record.reason, 'invalid_encoding') as landing_reason,
-        if(is_utf8, record.detail, 'the kcat line is not UTF-8 (payload holds its bytes as base64)')
-        as landing_detail,
+        if(
+            is_utf8, record.detail, 'the kcat line is not UTF-8 (payload holds its bytes as base64)'
+        ) as landing_detail,
         landed_file,
         landing_format
     from kcat_lines_parsed

@@ -33,8 +33,9 @@ expected_per_collection as (
 
     select
         transaction_id,
-        explode(from_json(expected_collection_counts, 'map<string, bigint>'))
-        as (data_collection, expected_event_count)
+        explode(
+            from_json(expected_collection_counts, 'map<string, bigint>')
+        ) as (data_collection, expected_event_count)
     from markers
 
 ),
