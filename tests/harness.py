@@ -716,6 +716,18 @@ def is_truncate(record: KafkaRecord) -> bool:
     return record.key is None and record.payload is not None
 
 
+def partitions_written_before(truncate: KafkaRecord, records: Iterable[KafkaRecord]) -> set[int]:
+    """The partitions of the truncate's topic that hold events older than it."""
+    event = decode_event(truncate)
+    if event is None:
+        raise ValueError(f"{truncate} is a tombstone, not a truncate")
+    return {
+        record.partition
+        for record in records
+        if record.topic == truncate.topic and (row := decode_event(record)) is not None and row.lsn < event.lsn
+    }
+
+
 def write_landing(directory: Path, files: Sequence[Sequence[KafkaRecord]]) -> list[Path]:
     """Each file as kcat lines, `part-000.jsonl`, `part-001.jsonl`, ...: names sort in list order."""
     return [write_kcat_file(directory / f"part-{index:03d}.jsonl", file) for index, file in enumerate(files)]

@@ -33,7 +33,6 @@ from tests.harness import (
     RowId,
     Scenario,
     arrival_batches,
-    decode_event,
     decode_events,
     duplicate_into_other_files,
     first_arrivals,
@@ -43,6 +42,7 @@ from tests.harness import (
     late_updates_before_deletes,
     move_to_own_file,
     oracle_of_records,
+    partitions_written_before,
     record_id,
     redeliver,
     split_into_files,
@@ -324,14 +324,7 @@ def test_a_truncate_in_another_partition_applies_at_its_source_position(
     truncates = [record for record in landings.originals if is_truncate(record)]
     assert len(truncates) >= 2 * len(SCENARIOS)
     for truncate in truncates:
-        event = decode_event(truncate)
-        assert event is not None
-        partitions = {
-            record.partition
-            for record in landings.originals
-            if record.topic == truncate.topic and (row := decode_event(record)) is not None and row.lsn < event.lsn
-        }
-        assert partitions - {truncate.partition}
+        assert partitions_written_before(truncate, landings.originals) - {truncate.partition}
     for files in landings.growing_files:
         assert all(is_truncate(record) for record in files[0])
     assert all(is_truncate(record) for record in landings.permuted_files[-1])

@@ -29,6 +29,7 @@ from tests.harness import (
     move_to_own_file,
     oracle,
     oracle_of_records,
+    partitions_written_before,
     record_id,
     record_positions,
     redeliver,
@@ -238,14 +239,7 @@ def test_every_truncate_sits_apart_from_some_rows_it_ends(scenarios: list[Scenar
         truncates = [record for record in scenario.records if is_truncate(record)]
         assert len(truncates) == 2
         for truncate in truncates:
-            event = decode_event(truncate)
-            assert event is not None
-            partitions = {
-                record.partition
-                for record in scenario.records
-                if record.topic == truncate.topic and (e := decode_event(record)) is not None and e.lsn < event.lsn
-            }
-            assert partitions - {truncate.partition}
+            assert partitions_written_before(truncate, scenario.records) - {truncate.partition}
 
 
 # --------------------------------------------------------------------------------------------
