@@ -21,7 +21,7 @@ landed_records as (
 
 ),
 
-parsed as (
+records_parsed as (
 
     select
         *,
@@ -42,7 +42,7 @@ qlik_metadata_messages as (
         `partition`,
         `offset`,
         payload as metadata_payload
-    from parsed
+    from records_parsed
     where parsed.ignore_class = 'metadata_message'
 
 ),
@@ -72,21 +72,21 @@ qlik_metadata_by_topic as (
 bound as (
 
     select
-        parsed.*,
+        records_parsed.*,
         coalesce(
             qlik_metadata_by_schema_id.metadata_payload,
             qlik_metadata_by_topic.metadata_payload
         ) as qlik_metadata_payload
-    from parsed
+    from records_parsed
     left join qlik_metadata_by_schema_id
         on
-            parsed.parsed.reason = 'unknown_qlik_schema'
-            and parsed.parsed.qlik_schema_id = qlik_metadata_by_schema_id.qlik_schema_id
+            records_parsed.parsed.reason = 'unknown_qlik_schema'
+            and records_parsed.parsed.qlik_schema_id = qlik_metadata_by_schema_id.qlik_schema_id
     left join qlik_metadata_by_topic
         on
-            parsed.parsed.reason = 'unknown_qlik_schema'
-            and parsed.parsed.qlik_schema_id is null
-            and parsed.topic = qlik_metadata_by_topic.topic
+            records_parsed.parsed.reason = 'unknown_qlik_schema'
+            and records_parsed.parsed.qlik_schema_id is null
+            and records_parsed.topic = qlik_metadata_by_topic.topic
 
 ),
 
