@@ -90,23 +90,27 @@ bound as (
 
 ),
 
+qlik_records_bound as (
+
+    -- Only the bound rows reach the UDF: a Python UDF sees every row of its batch whatever an
+    -- `if` around it says, so the other rows take the branch below and never cross to Python.
+    select
+        * except (parsed),
+        cdc_parse_qlik_record(payload, qlik_metadata_payload, `partition`, `offset`) as parsed
+    from bound
+    where qlik_metadata_payload is not null
+
+),
+
 reparsed as (
 
     select
         * except (parsed),
-        -- The UDF sees every row of its batch whatever the condition says: rows not bound get a
-        -- null payload, which it turns away without parsing.
-        if(
-            qlik_metadata_payload is null,
-            parsed,
-            cdc_parse_qlik_record(
-                if(qlik_metadata_payload is null, null, payload),
-                qlik_metadata_payload,
-                `partition`,
-                `offset`
-            )
-        ) as parsed
+        parsed
     from bound
+    where qlik_metadata_payload is null
+    union all
+    select * from qlik_records_bound
 
 ),
 
