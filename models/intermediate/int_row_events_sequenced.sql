@@ -8,7 +8,28 @@
       value, and a MongoDB patch (1.x `patch`, 2.x `updateDescription`) changes only what it
       names: a fold over the key's events in source order (cdc_resolve_rows,
       udfs/row_images.py), run only for the keys that need it.
+
+    Incremental: partitioned by key bucket; a build rewrites the buckets with changes parsed
+    since it last wrote them (all buckets when new tombstones are deletes: a tombstone finds its
+    key only through the change before it).
 #}
+
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        partition_by=['key_bucket'],
+    )
+}}
+
+{%- set key_bucket = cdc_key_bucket('source_db', 'source_table', 'row_key') %}
+{%- set is_bucket_to_rebuild = cdc_is_key_bucket_to_rebuild(
+    'key_bucket',
+    'select ' ~ key_bucket ~ ' as key_bucket, max(parsed_at) from ' ~ ref('int_records_parsed')
+    ~ " where outcome = 'change' group by 1",
+    "select max(parsed_at) from " ~ ref('int_records_parsed')
+    ~ " where ignore_class = 'tombstone' and " ~ var('treat_tombstones_as_deletes', false),
+) %}
 
 with
 
@@ -46,9 +67,17 @@ tombstone_deletes as (
 
 row_events as (
 
-    select * from row_changes
-    union all
-    select * from tombstone_deletes
+    select * from (
+        select
+            *,
+            {{ key_bucket }} as key_bucket
+        from (
+            select * from row_changes
+            union all
+            select * from tombstone_deletes
+        )
+    )
+    where {{ is_bucket_to_rebuild }}
 
 ),
 
@@ -91,6 +120,7 @@ key_event_lists as (
         source_db,
         source_table,
         row_key,
+        key_bucket,
         sort_array(
             collect_list(
                 struct(
@@ -108,7 +138,7 @@ key_event_lists as (
         ) as events
     from deduplicated
     where has_unknown_values
-    group by source_db, source_table, row_key
+    group by source_db, source_table, row_key, key_bucket
 
 ),
 
@@ -127,6 +157,7 @@ key_events_exploded as (
         source_db,
         source_table,
         row_key,
+        key_bucket,
         resolved_rows,
         posexplode(events) as (event_index, event)
     from key_rows_resolved
@@ -148,6 +179,7 @@ resolved_events as (
         event.topic,
         event.`partition`,
         event.`offset`,
+        key_bucket,
         resolved_rows[event_index] as row
     from key_events_exploded
 
@@ -155,9 +187,14 @@ resolved_events as (
 
 final as (
 
-    select * from complete_events
-    union all
-    select * from resolved_events
+    select
+        *,
+        {{ cdc_build_started_at() }} as covered_through
+    from (
+        select * from complete_events
+        union all
+        select * from resolved_events
+    )
 
 )
 

@@ -2,13 +2,34 @@
     One row per version of a row (SCD type 2): every c, r or u event starts a version; the key's
     next event or its table's next truncate ends it (delete and truncate policies in
     macros/policies/). Events are ordered by source position, never by arrival.
+
+    Incremental: partitioned like int_row_events_sequenced; a build rewrites the buckets that
+    int_row_events_sequenced rewrote since, and every bucket when a new truncate arrived.
 #}
+
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='insert_overwrite',
+        partition_by=['key_bucket'],
+    )
+}}
+
+{%- set is_bucket_to_rebuild = cdc_is_key_bucket_to_rebuild(
+    'key_bucket',
+    'select key_bucket, max(covered_through) from ' ~ ref('int_row_events_sequenced') ~ ' group by 1',
+    'select max(parsed_at) from ' ~ ref('int_records_parsed') ~ " where outcome = 'change' and op = 't'",
+) %}
 
 with
 
 row_events as (
 
-    select * from {{ ref('int_row_events_sequenced') }}
+    select
+        * except (key_bucket, covered_through),
+        {{ cdc_key_bucket('source_db', 'source_table', 'row_key') }} as key_bucket
+    from {{ ref('int_row_events_sequenced') }}
+    where {{ is_bucket_to_rebuild }}
 
 ),
 
@@ -94,7 +115,9 @@ final as (
         source_position,
         topic,
         `partition`,
-        `offset`
+        `offset`,
+        key_bucket,
+        {{ cdc_build_started_at() }} as covered_through
     from versions_ended
 
 )

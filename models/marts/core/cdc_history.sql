@@ -1,3 +1,6 @@
+-- A view: its rows are those of an incremental table, so a build never rewrites it.
+{{ config(materialized='view') }}
+
 with
 
 row_versions as (

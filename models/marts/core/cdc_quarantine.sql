@@ -1,3 +1,12 @@
+{#
+    A view over the records whose outcome is the quarantine. A Qlik data message held for its
+    metadata (`unknown_qlik_schema`) and bound by a later build has a newer row in
+    int_records_parsed: the newest row of a record is its outcome. The landed file named is the
+    first (by path) of the record's deliveries, whichever build read it.
+#}
+
+{{ config(materialized='view') }}
+
 with
 
 parsed_records as (
@@ -6,21 +15,66 @@ parsed_records as (
 
 ),
 
-final as (
+deliveries as (
+
+    select * from {{ ref('int_landed_deliveries') }}
+
+),
+
+quarantined_records as (
+
+    select *
+    from parsed_records as quarantined
+    where
+        outcome = 'quarantine'
+        and not exists (
+            select 1
+            from parsed_records as newer
+            where
+                newer.topic = quarantined.topic
+                and newer.`partition` = quarantined.`partition`
+                and newer.`offset` = quarantined.`offset`
+                and newer.parsed_at > quarantined.parsed_at
+        )
+
+),
+
+first_deliveries as (
 
     select
         topic,
         `partition`,
         `offset`,
-        key,
-        payload,
-        reason,
-        detail,
-        landed_file,
-        landing_format,
-        kafka_ts
-    from parsed_records
-    where outcome = 'quarantine'
+        min(struct(landed_file, landing_format)) as first_delivery
+    from deliveries
+    group by topic, `partition`, `offset`
+
+),
+
+final as (
+
+    select
+        quarantined_records.topic,
+        quarantined_records.`partition`,
+        quarantined_records.`offset`,
+        quarantined_records.key,
+        quarantined_records.payload,
+        quarantined_records.reason,
+        quarantined_records.detail,
+        -- A line without an identity is its own record: its file is the one it was read from.
+        coalesce(
+            first_deliveries.first_delivery.landed_file, quarantined_records.landed_file
+        ) as landed_file,
+        coalesce(
+            first_deliveries.first_delivery.landing_format, quarantined_records.landing_format
+        ) as landing_format,
+        quarantined_records.kafka_ts
+    from quarantined_records
+    left join first_deliveries
+        on
+            quarantined_records.topic = first_deliveries.topic
+            and quarantined_records.`partition` = first_deliveries.`partition`
+            and quarantined_records.`offset` = first_deliveries.`offset`
 
 )
 

@@ -8,9 +8,9 @@
 
 with
 
-landed_records as (
+deliveries as (
 
-    select * from {{ ref('int_landed_records_deduplicated') }}
+    select * from {{ ref('int_landed_deliveries') }}
 
 ),
 
@@ -36,9 +36,11 @@ landed_per_topic as (
 
     select
         topic,
-        sum(deliveries) as landed_deliveries,
-        count(*) as landed_records
-    from landed_records
+        count(*) as landed_deliveries,
+        -- A line without an identity is its own record.
+        count(distinct `partition`, `offset`)
+        + count_if(`partition` is null or `offset` is null) as landed_records
+    from deliveries
     group by topic
 
 ),

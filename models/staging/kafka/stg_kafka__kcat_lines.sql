@@ -9,7 +9,9 @@ source as (
 
     select
         value as landed_line,
-        _metadata.file_path as landed_file
+        _metadata.file_path as landed_file,
+        _metadata.file_size as landed_file_size,
+        _metadata.file_modification_time as landed_file_modified_at
     from {{ source('landing', 'kcat_json_lines') }}
 
 ),
@@ -19,6 +21,8 @@ final as (
     select
         landed_line,
         landed_file,
+        landed_file_size,
+        landed_file_modified_at,
         'kcat_json' as landing_format
     from source
     -- kcat ends files with a newline; blank lines carry no record.

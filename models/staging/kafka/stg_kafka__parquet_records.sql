@@ -4,7 +4,9 @@ source as (
 
     select
         *,
-        _metadata.file_path as landed_file
+        _metadata.file_path as landed_file,
+        _metadata.file_size as landed_file_size,
+        _metadata.file_modification_time as landed_file_modified_at
     from {{ source('landing', 'kafka_parquet_records') }}
 
 ),
@@ -24,7 +26,9 @@ decoded as (
         cast(value as string) as value_text,
         key,
         value,
-        landed_file
+        landed_file,
+        landed_file_size,
+        landed_file_modified_at
     from source
 
 ),
@@ -49,6 +53,8 @@ final as (
                 then 'the key or value is not UTF-8 text; kept here as base64'
         end as landing_detail,
         landed_file,
+        landed_file_size,
+        landed_file_modified_at,
         'kafka_parquet' as landing_format
     from decoded
 

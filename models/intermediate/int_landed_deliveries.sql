@@ -1,20 +1,36 @@
 {#
-    SPEC §3: a record's identity is (topic, partition, offset) and the same record seen twice
-    counts once, whichever file or format carried it. Lines that have no identity (not a kcat
-    record at all) are all kept: they go to the quarantine, each one.
+    Every delivery of a landed Kafka record, from either landing format: the kcat lines parsed by
+    the `cdc_parse_kcat_line` UDF, and the Parquet records. The same record landed twice (two
+    files, or both formats) is two rows here; int_records_parsed keeps it once (SPEC §3).
+
+    Incremental: a build reads only the files it has not read before. A file is known by its
+    path, size and modification time, so a file that grew (kcat appending to it) is read again
+    and its old records count as re-deliveries. The list of files already read is a literal in
+    the filter, which Spark applies to the file listing: read files are not opened at all.
 #}
+
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+    )
+}}
+
+{%- set files_already_read = cdc_files_already_read() %}
 
 with
 
 kcat_lines as (
 
     select * from {{ ref('stg_kafka__kcat_lines') }}
+    where {{ cdc_is_new_landed_file(files_already_read) }}
 
 ),
 
 parquet_records as (
 
     select * from {{ ref('stg_kafka__parquet_records') }}
+    where {{ cdc_is_new_landed_file(files_already_read) }}
 
 ),
 
@@ -27,6 +43,8 @@ kcat_lines_parsed as (
         is_valid_utf8(landed_line) as is_utf8,
         landed_line,
         landed_file,
+        landed_file_size,
+        landed_file_modified_at,
         landing_format
     from kcat_lines
 
@@ -53,6 +71,8 @@ kcat_records as (
             is_utf8, record.detail, 'the kcat line is not UTF-8 (payload holds its bytes as base64)'
         ) as landing_detail,
         landed_file,
+        landed_file_size,
+        landed_file_modified_at,
         landing_format
     from kcat_lines_parsed
 
@@ -66,37 +86,12 @@ landed_records as (
 
 ),
 
-ranked as (
-
-    select
-        *,
-        row_number() over (
-            partition by topic, `partition`, `offset`
-            order by landed_file, landing_format
-        ) as delivery_number,
-        count(*) over (partition by topic, `partition`, `offset`) as deliveries
-    from landed_records
-
-),
-
 final as (
 
     select
-        topic,
-        `partition`,
-        `offset`,
-        kafka_ts,
-        headers,
-        key,
-        payload,
-        landing_reason,
-        landing_detail,
-        landed_file,
-        landing_format,
-        -- Lines without an identity are each their own record, delivered once.
-        if(topic is null or `partition` is null or `offset` is null, 1, deliveries) as deliveries
-    from ranked
-    where delivery_number = 1 or topic is null or `partition` is null or `offset` is null
+        *,
+        {{ cdc_build_started_at() }} as loaded_at
+    from landed_records
 
 )
 
