@@ -15,7 +15,7 @@
     a literal list, so that Spark can skip those files when it lists the folder.
 #}
 {% macro cdc_files_already_read() %}
-    {%- if not (execute and is_incremental()) %}
+    {%- if not _cdc_reads_this() %}
         {{- return([]) -}}
     {%- endif %}
     {%- set files = run_query(
@@ -48,7 +48,7 @@
     of older builds.
 #}
 {% macro cdc_is_newer_than_this(column) %}
-    {%- if not (execute and is_incremental()) %}
+    {%- if not _cdc_reads_this() %}
         {{- return('true') -}}
     {%- endif %}
     {%- set newest = run_query(
@@ -79,7 +79,7 @@
     `covered_through`, the start of the build that wrote it. On a full build: 'true'.
 #}
 {% macro cdc_is_key_bucket_to_rebuild(bucket_column, input_stamps, all_keys_stamp='select null') %}
-    {%- if not (execute and is_incremental()) %}
+    {%- if not _cdc_reads_this() %}
         {{- return('true') -}}
     {%- endif %}
     {%- set buckets = run_query(
@@ -98,4 +98,9 @@
         {{- return('false') -}}
     {%- endif %}
     {{- return(bucket_column ~ ' in (' ~ buckets | map('int') | map('string') | join(', ') ~ ')') -}}
+{% endmacro %}
+
+{# dbt's is_incremental(), false where there is no `this` to read (a dbt unit test). #}
+{% macro _cdc_reads_this() %}
+    {{- return(execute and this is not none and is_incremental()) -}}
 {% endmacro %}

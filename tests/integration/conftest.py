@@ -46,9 +46,11 @@ class DbtProject:
         *,
         unit_tests: bool = False,
         select: str | None = None,
+        full_refresh: bool = False,
     ) -> Build:
         """`dbt build` of `landing_dir` into `schema`, data tests included; dbt unit tests only when asked,
-        since they do not depend on the landed data. `select` narrows the build (dbt's --select)."""
+        since they do not depend on the landed data. `select` narrows the build (dbt's --select). A second
+        build into the same schema is incremental, unless `full_refresh`."""
         from dbt.cli.main import dbtRunner
 
         os.environ["CDC_LANDING_DIR"] = str(landing_dir)
@@ -63,6 +65,7 @@ class DbtProject:
             "--quiet",
             *([] if unit_tests else ["--exclude-resource-type", "unit_test"]),
             *([] if select is None else ["--select", select]),
+            *(["--full-refresh"] if full_refresh else []),
         ]  # fmt: skip
         result = dbtRunner().invoke(args)
         if not result.success:

@@ -3,19 +3,19 @@ re-deliveries, late events and truncates in other partitions must not change `cd
 `cdc_history`, which must equal the harness's oracle (SPEC §6).
 
 Builds are the cost (about a minute each here), so one landing holds several independent
-scenarios side by side, each its own `source.db` (they never mix, SPEC §6), and three builds
+scenarios side by side, each its own `source.db` (they never mix, SPEC §6), and five builds
 check everything:
 
-- `growing`: the records in two arrival batches, older events held back to the second batch
+- `growing`: the records in three arrival batches, older events held back to later batches
   (late arrival), each batch a random permutation into files plus duplicates in other files and
-  the truncates in a file of their own sorting *first*; built after the first batch, then again
-  (same schema, same landing folder) after the second one lands beside it.
+  the truncates in a file of their own sorting *first*; built incrementally after each batch
+  lands beside the ones before (same schema, same landing folder), then once more with
+  `--full-refresh`.
 - `permuted`: the same records in another permutation and file split, other duplicates, the
   truncates in a file sorting *last*; built once.
 
 Both landings hold every event twice or more for some (re-delivered at new offsets after simulated
-connector restarts). Today every build is a full rebuild; the `growing` builds are already laid
-out as the future incremental builds will run, so this file checks them unchanged.
+connector restarts). Builds killed half-way are in test_interrupted_builds.py.
 """
 
 import json
@@ -59,6 +59,7 @@ RESTARTS, RESTART_WINDOW = 2, 25
 """Per scenario: connector restarts, and the events each one publishes again at new offsets."""
 DUPLICATE_SHARE = 0.05
 LATE_SHARE = 0.05
+BATCHES = 3
 
 CORE_MODELS = "+cdc_current +cdc_history +cdc_quarantine"
 """What the properties read, with everything upstream and its tests: typed marts and operational
@@ -160,7 +161,7 @@ class Landings:
     redelivered: list[KafkaRecord]
     """The same events again at new offsets (connector restarts)."""
     batches: list[list[KafkaRecord]]
-    """`originals + redelivered` in arrival batches (some events late)."""
+    """`originals + redelivered` in BATCHES arrival batches (some events late)."""
     growing: Path
     growing_files: list[list[list[KafkaRecord]]]
     """Per batch, its files (duplicates included); batch n lands in `growing/batch-n`."""
@@ -176,7 +177,7 @@ def files_of(records: Sequence[KafkaRecord], files: int, rng: random.Random) -> 
 
 
 def make_landings(root: Path) -> Landings:
-    """The scenarios and both landings under `root` (the second batch of `growing` not yet landed)."""
+    """The scenarios and both landings under `root` (no batch of `growing` landed yet)."""
     rng = random.Random(SEED)
     scenarios = [
         generate_scenario(db, seed, events=EVENTS_PER_SCENARIO, partitions=partitions)
@@ -185,12 +186,13 @@ def make_landings(root: Path) -> Landings:
     originals = [record for scenario in scenarios for record in scenario.records]
     redelivered = redeliver(originals, RESTARTS, RESTART_WINDOW, rng)
     records = originals + redelivered
-    batches = arrival_batches(records, 2, LATE_SHARE, rng)
-    first_files = files_of(batches[0], 4, rng)
-    # The second batch also brings records of the first again (a landing job re-copying files).
-    again = [record for record in batches[0] if rng.random() < DUPLICATE_SHARE]
-    second_files = files_of(batches[1] + again, 3, rng)
-    growing_files = [move_to_own_file(files, is_truncate, first=True) for files in (first_files, second_files)]
+    batches = arrival_batches(records, BATCHES, LATE_SHARE, rng)
+    batch_files = [files_of(batches[0], 4, rng)]
+    for number in range(1, BATCHES):
+        # A later batch also brings records of earlier ones again (a landing job re-copying files).
+        again = [record for batch in batches[:number] for record in batch if rng.random() < DUPLICATE_SHARE]
+        batch_files.append(files_of(batches[number] + again, 3, rng))
+    growing_files = [move_to_own_file(files, is_truncate, first=True) for files in batch_files]
     permuted_files = move_to_own_file(files_of(records, 6, rng), is_truncate, first=False)
     write_landing(root / "permuted", permuted_files)
     return Landings(
@@ -210,17 +212,31 @@ def expected_all(landings: Landings) -> Tables:
 
 
 @pytest.fixture(scope="module")
-def after_first_batch(dbt_project: DbtProject, landings: Landings) -> Tables:
-    landings.land_batch(0)
-    return read_tables(dbt_project.build(landings.growing, schema="harness_growing", select=CORE_MODELS))
+def after_each_batch(dbt_project: DbtProject, landings: Landings) -> list[Tables]:
+    """One incremental build after each batch lands beside the ones before."""
+    builds = []
+    for number in range(BATCHES):
+        landings.land_batch(number)
+        builds.append(read_tables(dbt_project.build(landings.growing, schema="harness_growing", select=CORE_MODELS)))
+    return builds
 
 
 @pytest.fixture(scope="module")
-def after_all_batches(dbt_project: DbtProject, landings: Landings, after_first_batch: Tables) -> Tables:
-    # A full rebuild today, so equal to one build of everything by construction; once builds are
-    # incremental, this is the second of two incremental builds over a growing landing.
-    landings.land_batch(1)
-    return read_tables(dbt_project.build(landings.growing, schema="harness_growing", select=CORE_MODELS))
+def after_first_batch(after_each_batch: list[Tables]) -> Tables:
+    return after_each_batch[0]
+
+
+@pytest.fixture(scope="module")
+def after_all_batches(after_each_batch: list[Tables]) -> Tables:
+    return after_each_batch[-1]
+
+
+@pytest.fixture(scope="module")
+def fully_refreshed(dbt_project: DbtProject, landings: Landings, after_all_batches: Tables) -> Tables:
+    """The growing schema rebuilt from scratch over everything landed (`--full-refresh`)."""
+    return read_tables(
+        dbt_project.build(landings.growing, schema="harness_growing", select=CORE_MODELS, full_refresh=True)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -252,13 +268,39 @@ def test_permutations_of_arrival_give_identical_tables(after_all_batches: Tables
     assert_same(after_all_batches, permuted)
 
 
-def test_builds_over_a_growing_landing_end_equal_to_one_build_of_everything(
-    after_all_batches: Tables, permuted: Tables
+def test_incremental_builds_over_random_batches_equal_one_full_refresh(
+    after_each_batch: list[Tables], fully_refreshed: Tables, permuted: Tables
 ) -> None:
-    """Batch 1, then batches 1 and 2, against one build of everything. Every build is a full
-    rebuild today, so this holds by construction (and costs no build of its own beyond the first
-    batch's); it is here for the incremental builds to come, which must pass it unchanged."""
-    assert_same(after_all_batches, permuted)
+    """BATCHES incremental builds, each reading only the files landed since the one before,
+    against `--full-refresh` of the same schema and a first build of another permutation."""
+    assert len(after_each_batch) == BATCHES
+    assert after_each_batch[0] != after_each_batch[1], "each batch changes the tables"
+    assert_same(after_each_batch[-1], fully_refreshed)
+    assert_same(fully_refreshed, permuted)
+
+
+def test_each_incremental_build_reaches_the_oracle_of_what_has_landed(
+    after_each_batch: list[Tables], landings: Landings
+) -> None:
+    """Not only the last build: after every batch, the state and history of the events landed
+    so far, late ones still missing."""
+    for number, tables in enumerate(after_each_batch):
+        landed = [record for batch in landings.batches[: number + 1] for record in batch]
+        assert_same(tables.parsed(), expected_tables(oracle_of_records(landed)))
+
+
+def test_incremental_builds_read_only_new_files(dbt_project: DbtProject, after_each_batch: list[Tables]) -> None:
+    """Each landed file is read by exactly one build: the deliveries of one file all carry the
+    same load time, and the builds' load times are as many as the batches."""
+    loads = dbt_project.spark.sql(
+        "select landed_file, count(distinct loaded_at) as loads from harness_growing.int_landed_deliveries"
+        " group by landed_file"
+    ).collect()
+    assert loads and all(row["loads"] == 1 for row in loads)
+    builds = dbt_project.spark.sql(
+        "select count(distinct loaded_at) as builds from harness_growing.int_landed_deliveries"
+    ).collect()[0]["builds"]
+    assert builds == BATCHES
 
 
 @pytest.mark.parametrize("build", ["after_all_batches", "permuted"])
@@ -269,15 +311,10 @@ def test_every_landing_reaches_the_oracle(build: str, expected_all: Tables, requ
     assert_same(tables.parsed(), expected_all)
 
 
-def test_a_partial_landing_reaches_the_oracle_of_its_records(after_first_batch: Tables, landings: Landings) -> None:
-    """The first batch alone, late events missing: the state and history its own events imply."""
-    assert_same(after_first_batch.parsed(), expected_tables(oracle_of_records(landings.batches[0])))
-
-
 def test_late_events_are_cut_into_the_history(
     after_first_batch: Tables, after_all_batches: Tables, expected_all: Tables, landings: Landings
 ) -> None:
-    """Keys whose second batch holds only events older than their newest one in the first: the
+    """Keys whose later batches hold only events older than their newest one in the first: the
     late events land in their place, re-cutting versions the first build had already closed."""
     newest_first: dict[RowId, tuple[int, ...]] = {}
     late_only: set[RowId] = set()
@@ -286,10 +323,10 @@ def test_late_events_are_cut_into_the_history(
         if event.key is not None and batch == 0:
             newest_first[event.row_id] = max(newest_first.get(event.row_id, ()), event.position)
     for event, batch in arrivals:
-        if event.key is not None and batch == 1 and event.position < newest_first.get(event.row_id, ()):
+        if event.key is not None and batch > 0 and event.position < newest_first.get(event.row_id, ()):
             late_only.add(event.row_id)
     for event, batch in arrivals:
-        if event.key is not None and batch == 1 and event.position > newest_first.get(event.row_id, ()):
+        if event.key is not None and batch > 0 and event.position > newest_first.get(event.row_id, ()):
             late_only.discard(event.row_id)
     recut = {key for key in late_only if after_first_batch.history.get(key) != after_all_batches.history.get(key)}
     assert len(recut) >= 10, f"only {len(recut)} keys re-cut by late events"
@@ -300,8 +337,8 @@ def test_a_late_update_older_than_a_delete_does_not_resurrect_the_row(
     after_first_batch: Tables, after_all_batches: Tables, expected_all: Tables, landings: Landings
 ) -> None:
     """Keys whose last event, a delete, came in the first batch and the change right before it
-    only in the second: neither build has them live; the second has the late change's version,
-    closed by the delete."""
+    only in a later one: no build has them live; the last has the late change's version, closed
+    by the delete."""
     late = late_updates_before_deletes(landings.batches)
     last_events: dict[RowId, tuple[Event, int]] = {}
     for event, batch in first_arrivals(landings.batches):

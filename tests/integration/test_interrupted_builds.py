@@ -1,0 +1,104 @@
+"""A build killed at a random point, then run again, gives the tables an uninterrupted build gives.
+
+Each model's write is one Spark statement, and every incremental model takes what its input holds
+and it does not (never "what this build read"), so a build killed between two models, or inside
+one, is completed by the next. The builds run as users run them: `cdc-dbt build` in its own
+process (its own JVM and warehouse), killed with SIGKILL, process group and all, at seeded random
+times; the first kill lands in the build of a first batch of files, the second in the build of a
+second batch, a third build runs to the end.
+"""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from tests.harness import arrival_batches, generate_scenario, oracle_of_records, split_into_files, write_landing
+from tests.integration.conftest import DbtProject
+
+SEED = 7001
+SCENARIOS = (("interrupted_a", 11, 3), ("interrupted_b", 12, 2))
+EVENTS_PER_SCENARIO = 300
+HISTORY_COLUMNS = (
+    "source_db, source_table, row_key, version, row, valid_from, valid_to, is_current, ended_by, op, source_position"
+)
+
+
+def start_build(landing: Path, warehouse: Path) -> subprocess.Popen[str]:
+    environment = {**os.environ, "CDC_LANDING_DIR": str(landing), "CDC_WAREHOUSE_DIR": str(warehouse)}
+    environment.pop("CDC_SCHEMA", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cdc_dbt.cli", "build", "--select", "+cdc_history", "--exclude-resource-type", "unit_test"],
+        cwd=PACKAGE_PROJECT_DIR,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group: the JVM dies with it
+    )
+
+
+def kill_after(build: subprocess.Popen[str], seconds: float) -> str:
+    """Kill the build (SIGKILL to its whole process group) after `seconds`, or let it finish
+    first; return what it printed."""
+    try:
+        output, _ = build.communicate(timeout=seconds)
+        return output
+    except subprocess.TimeoutExpired:
+        os.killpg(build.pid, signal.SIGKILL)
+        output, _ = build.communicate()
+        return output
+
+
+def history_rows(rows: list[Any]) -> list[tuple[Any, ...]]:
+    return sorted(tuple(row) for row in rows)
+
+
+@pytest.fixture(scope="module")
+def landing_batches(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[list[Any]]]:
+    rng = random.Random(SEED)
+    records = [
+        record
+        for db, seed, partitions in SCENARIOS
+        for record in generate_scenario(db, seed, events=EVENTS_PER_SCENARIO, partitions=partitions).records
+    ]
+    return tmp_path_factory.mktemp("interrupted"), arrival_batches(records, 2, 0.05, rng)
+
+
+def test_a_killed_build_rerun_gives_the_tables_of_an_uninterrupted_one(
+    landing_batches: tuple[Path, list[list[Any]]], dbt_project: DbtProject
+) -> None:
+    root, batches = landing_batches
+    rng = random.Random(SEED)
+    landing, warehouse = root / "landing", root / "warehouse"
+    kills = []
+    for number, batch in enumerate(batches):
+        write_landing(landing / f"batch-{number}", split_into_files(batch, 3, rng))
+        started = time.monotonic()
+        output = kill_after(start_build(landing, warehouse), rng.uniform(20.0, 50.0))
+        kills.append((round(time.monotonic() - started, 1), output.strip().splitlines()[-1:]))
+    finished = start_build(landing, warehouse)
+    output, _ = finished.communicate(timeout=900)
+    assert finished.returncode == 0, output[-3000:]
+    killed_mid_build = [kill for kill in kills if "Completed successfully" not in "".join(kill[1])]
+    assert killed_mid_build, f"every build finished before its kill: {kills}"
+
+    # The tables are read from the files of the killed warehouse, in this test's own session.
+    spark = dbt_project.spark
+    tables_dir = Settings(PACKAGE_PROJECT_DIR, landing, warehouse, None).tables_dir
+    spark.read.parquet(str(tables_dir / "cdc.db" / "int_row_versions")).createOrReplaceTempView("interrupted_history")
+    interrupted = history_rows(spark.sql(f"select {HISTORY_COLUMNS} from interrupted_history").collect())
+
+    uninterrupted_build = dbt_project.build(landing, schema="uninterrupted", select="+cdc_history")
+    uninterrupted = history_rows(uninterrupted_build.rows(f"select {HISTORY_COLUMNS} from `{{schema}}`.cdc_history"))
+    assert interrupted == uninterrupted, f"kills at (seconds, last line printed): {kills}"
+
+    expected = oracle_of_records([record for batch in batches for record in batch])
+    assert {(db, table, key) for db, table, key, *_ in interrupted} == set(expected.history)
