@@ -38,9 +38,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run_dbt(settings: Settings, args: list[str]) -> int:
     from dbt.cli.main import dbtRunner
 
+    from cdc_dbt.recovery import remove_orphaned_table_folders
     from cdc_dbt.session import build_session
 
-    build_session(settings)
+    spark = build_session(settings)
+    remove_orphaned_table_folders(spark, os.environ.get("CDC_SCHEMA", "cdc"))
     # Models read these through env_var(); resolved here so defaults and overrides agree.
     os.environ["CDC_LANDING_DIR"] = str(settings.landing_dir)
     os.environ["CDC_WAREHOUSE_DIR"] = str(settings.warehouse_dir)
