@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark.sql import SparkSession
 
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 from tests.harness import arrival_batches, generate_scenario, oracle_of_records, split_into_files, write_landing
@@ -35,7 +36,7 @@ def start_build(landing: Path, warehouse: Path) -> subprocess.Popen[str]:
     environment = {**os.environ, "CDC_LANDING_DIR": str(landing), "CDC_WAREHOUSE_DIR": str(warehouse)}
     environment.pop("CDC_SCHEMA", None)
     return subprocess.Popen(
-        [sys.executable, "-m", "cdc_dbt.cli", "build", "--select", "+cdc_history", "--exclude-resource-type", "unit_test"],
+        [sys.executable, "-m", "cdc_dbt.cli", "build", "--select", "+cdc_current", "+cdc_history", "--exclude-resource-type", "unit_test"],
         cwd=PACKAGE_PROJECT_DIR,
         env=environment,
         stdout=subprocess.PIPE,
@@ -57,8 +58,8 @@ def kill_after(build: subprocess.Popen[str], seconds: float) -> str:
         return output
 
 
-def history_rows(rows: list[Any]) -> list[tuple[Any, ...]]:
-    return sorted(tuple(row) for row in rows)
+def history_rows(spark: SparkSession, relation: str) -> list[tuple[Any, ...]]:
+    return sorted(tuple(row) for row in spark.sql(f"select {HISTORY_COLUMNS} from {relation}").collect())
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +83,7 @@ def test_a_killed_build_rerun_gives_the_tables_of_an_uninterrupted_one(
     for number, batch in enumerate(batches):
         write_landing(landing / f"batch-{number}", split_into_files(batch, 3, rng))
         started = time.monotonic()
-        output = kill_after(start_build(landing, warehouse), rng.uniform(20.0, 50.0))
+        output = kill_after(start_build(landing, warehouse), rng.uniform(28.0, 50.0))
         kills.append((round(time.monotonic() - started, 1), output.strip().splitlines()[-1:]))
     finished = start_build(landing, warehouse)
     output, _ = finished.communicate(timeout=900)
@@ -94,10 +95,10 @@ def test_a_killed_build_rerun_gives_the_tables_of_an_uninterrupted_one(
     spark = dbt_project.spark
     tables_dir = Settings(PACKAGE_PROJECT_DIR, landing, warehouse, None).tables_dir
     spark.read.parquet(str(tables_dir / "cdc.db" / "int_row_versions")).createOrReplaceTempView("interrupted_history")
-    interrupted = history_rows(spark.sql(f"select {HISTORY_COLUMNS} from interrupted_history").collect())
+    interrupted = history_rows(spark, "interrupted_history")
 
-    uninterrupted_build = dbt_project.build(landing, schema="uninterrupted", select="+cdc_history")
-    uninterrupted = history_rows(uninterrupted_build.rows(f"select {HISTORY_COLUMNS} from `{{schema}}`.cdc_history"))
+    dbt_project.build(landing, schema="uninterrupted", select="+cdc_current +cdc_history")
+    uninterrupted = history_rows(spark, "uninterrupted.cdc_history")
     assert interrupted == uninterrupted, f"kills at (seconds, last line printed): {kills}"
 
     expected = oracle_of_records([record for batch in batches for record in batch])
