@@ -1,0 +1,151 @@
+"""An incremental build of a 1% batch against the full refresh it replaces.
+
+    python bench/incremental_build.py [--events 200000] [--keys 20000] [--batch-share 0.01]
+
+Generates a Debezium PostgreSQL stream with cdc_dbt.generate and cuts every partition at the same
+share: the first 99% of each partition's records are the history, the newest 1% the batch. In one
+SparkSession and one warehouse it then times three `dbt run`s (models only: data tests read whole
+tables by design, and are the user's choice to run on every build):
+
+- history: the first build, over the history alone (not compared, printed for scale);
+- incremental: the batch lands beside the history and the same schema is built again;
+- full refresh: `--full-refresh` of that schema over history and batch together, the baseline.
+
+Then it checks that both builds gave the same `cdc_history`, and prints the times, the ratio
+incremental / full refresh, and what the incremental build touched (files read, records parsed,
+key buckets rewritten).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from pyspark.sql import SparkSession
+
+from cdc_dbt.generate import generate
+from cdc_dbt.session import build_session
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+
+SCHEMA = "bench_incremental"
+
+
+def cut_landing(generated: Path, history: Path, batch: Path, batch_share: float) -> int:
+    """Each partition's records (files in offset order) split at the same share; return the batch size."""
+    batch_records = 0
+    for topic_dir in sorted(path for path in generated.iterdir() if path.is_dir()):
+        partitions: dict[str, list[Path]] = {}
+        for file in sorted(topic_dir.glob("part-*")):
+            partitions.setdefault(file.name.split("-")[1], []).append(file)
+        for partition, files in partitions.items():
+            lines = [line for file in files for line in file.read_text().splitlines(keepends=True)]
+            cut = len(lines) - round(len(lines) * batch_share)
+            for directory, part in ((history, lines[:cut]), (batch, lines[cut:])):
+                if part:
+                    target = directory / topic_dir.name / f"part-{partition}.json"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_text("".join(part))
+            batch_records += len(lines) - cut
+    return batch_records
+
+
+def dbt_run(landing: Path, target: Path, *extra: str) -> float:
+    from dbt.cli.main import dbtRunner
+
+    os.environ["CDC_LANDING_DIR"] = str(landing)
+    os.environ["CDC_SCHEMA"] = SCHEMA
+    args = [
+        "run",
+        "--project-dir", str(PACKAGE_PROJECT_DIR),
+        "--profiles-dir", str(PACKAGE_PROJECT_DIR),
+        "--target-path", str(target),
+        "--vars", json.dumps({"landing_schema": f"{SCHEMA}_landing"}),
+        "--quiet",
+        *extra,
+    ]  # fmt: skip
+    started = time.perf_counter()
+    result = dbtRunner().invoke(args)
+    seconds = time.perf_counter() - started
+    if not result.success:
+        raise SystemExit(f"dbt run failed: {result.exception or result.result}")
+    return seconds
+
+
+def slowest_models(target: Path, count: int = 6) -> str:
+    """The models of the last run that took longest, as `name seconds` pairs."""
+    results = json.loads((target / "run_results.json").read_text())["results"]
+    slowest = sorted(results, key=lambda result: -result["execution_time"])[:count]
+    return ", ".join(f"{result['unique_id'].split('.')[-1]} {result['execution_time']:.1f}" for result in slowest)
+
+
+def history_table(spark: SparkSession) -> list[tuple[object, ...]]:
+    return sorted(
+        tuple(row)
+        for row in spark.sql(
+            f"select source_db, source_table, row_key, version, row, valid_from, valid_to, ended_by"
+            f" from {SCHEMA}.cdc_history"
+        ).collect()
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=200_000)
+    parser.add_argument("--keys", type=int, default=20_000)
+    parser.add_argument("--batch-share", type=float, default=0.01)
+    arguments = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="cdc-bench-incremental-"))
+    try:
+        generated, landing = work / "generated", work / "landing"
+        generate(generated, events=arguments.events, keys=arguments.keys, seed=11, partitions=3)
+        batch_records = cut_landing(generated, landing / "history", work / "batch", arguments.batch_share)
+        shutil.rmtree(generated)
+        settings = Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None)
+        spark = build_session(settings)
+        target = work / "target"
+
+        history_seconds = dbt_run(landing, target)
+        landed_before = spark.sql(f"select count(*) from {SCHEMA}.int_landed_deliveries").first()[0]
+        shutil.move(work / "batch", landing / "batch")
+        incremental_seconds = dbt_run(landing, target)
+        incremental_models = slowest_models(target)
+        newest_load = f"(select max(loaded_at) from {SCHEMA}.int_landed_deliveries)"
+        files_read, parsed = spark.sql(
+            f"select count(distinct landed_file), count(*) from {SCHEMA}.int_landed_deliveries"
+            f" where loaded_at = {newest_load}"
+        ).first()
+        buckets = spark.sql(
+            f"select count(distinct key_bucket) from {SCHEMA}.int_row_versions"
+            f" where covered_through = (select max(covered_through) from {SCHEMA}.int_row_versions)"
+        ).first()[0]
+        all_buckets = spark.sql(f"select count(distinct key_bucket) from {SCHEMA}.int_row_versions").first()[0]
+        incremental_history = history_table(spark)
+        full_seconds = dbt_run(landing, target, "--full-refresh")
+        full_models = slowest_models(target)
+        same = incremental_history == history_table(spark)
+
+        print(f"history: {landed_before:,} records, batch: {batch_records:,} records ({arguments.batch_share:.1%})")
+        print(f"first build (history alone):       {history_seconds:8.1f} s")
+        print(f"incremental build (batch):         {incremental_seconds:8.1f} s")
+        print(f"full refresh (history + batch):    {full_seconds:8.1f} s")
+        print(f"incremental / full refresh:        {incremental_seconds / full_seconds:8.3f}")
+        print(
+            f"incremental build read {files_read} files, {parsed:,} deliveries;"
+            f" rewrote {buckets} of {all_buckets} key buckets"
+        )
+        print(f"slowest models, incremental (s): {incremental_models}")
+        print(f"slowest models, full refresh (s): {full_models}")
+        print(f"same cdc_history as the full refresh: {same}")
+        if not same:
+            raise SystemExit("the incremental build and the full refresh differ")
+        spark.stop()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
