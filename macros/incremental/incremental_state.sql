@@ -15,7 +15,7 @@
     a literal list, so that Spark can skip those files when it lists the folder.
 #}
 {% macro cdc_files_already_read() %}
-    {%- if not _cdc_reads_this() %}
+    {%- if not cdc_reads_this() %}
         {{- return([]) -}}
     {%- endif %}
     {%- set files = run_query(
@@ -48,7 +48,7 @@
     of older builds.
 #}
 {% macro cdc_is_newer_than_this(column) %}
-    {%- if not _cdc_reads_this() %}
+    {%- if not cdc_reads_this() %}
         {{- return('true') -}}
     {%- endif %}
     {%- set newest = run_query(
@@ -72,15 +72,15 @@
 {% endmacro %}
 
 {#
-    The key buckets this model must rewrite, as a predicate on `bucket_column`: the buckets whose
-    newest input (`input_stamps`: a query of key_bucket, stamp) is newer than the build that last
-    wrote them here, and every bucket when an input that reaches all keys (`all_keys_stamp`: a
-    query of one stamp, e.g. the newest truncate) is newer. A bucket is stamped with
-    `covered_through`, the start of the build that wrote it. On a full build: 'true'.
+    The key buckets this model must rewrite: those whose newest input (`input_stamps`: a query of
+    key_bucket, stamp) is newer than the build that last wrote them here, and every bucket when
+    an input that reaches all keys (`all_keys_stamp`: a query of one stamp, e.g. the newest
+    truncate) is newer. A bucket is stamped with `covered_through`, the start of the build that
+    wrote it. A list of bucket numbers; none on a full build (every bucket).
 #}
-{% macro cdc_is_key_bucket_to_rebuild(bucket_column, input_stamps, all_keys_stamp='select null') %}
-    {%- if not _cdc_reads_this() %}
-        {{- return('true') -}}
+{% macro cdc_key_buckets_to_rebuild(input_stamps, all_keys_stamp='select null') %}
+    {%- if not cdc_reads_this() %}
+        {{- return(none) -}}
     {%- endif %}
     {%- set buckets = run_query(
         'with input_stamps as (select * from (' ~ input_stamps ~ ') as s (key_bucket, stamp)),'
@@ -94,13 +94,20 @@
         ~ ' or input_stamps.stamp > written.covered_through'
         ~ ' or all_keys_stamp.stamp > written.covered_through'
     ).columns[0].values() %}
-    {%- if buckets | length == 0 %}
+    {{- return(buckets | map('int') | list) -}}
+{% endmacro %}
+
+{# A predicate: `bucket_column` is one of `buckets` (a list, or none for every bucket). #}
+{% macro cdc_is_in_key_buckets(bucket_column, buckets) %}
+    {%- if buckets is none %}
+        {{- return('true') -}}
+    {%- elif buckets | length == 0 %}
         {{- return('false') -}}
     {%- endif %}
-    {{- return(bucket_column ~ ' in (' ~ buckets | map('int') | map('string') | join(', ') ~ ')') -}}
+    {{- return(bucket_column ~ ' in (' ~ buckets | map('string') | join(', ') ~ ')') -}}
 {% endmacro %}
 
 {# dbt's is_incremental(), false where there is no `this` to read (a dbt unit test). #}
-{% macro _cdc_reads_this() %}
+{% macro cdc_reads_this() %}
     {{- return(execute and this is not none and is_incremental()) -}}
 {% endmacro %}

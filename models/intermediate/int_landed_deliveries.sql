@@ -89,7 +89,19 @@ landed_records as (
 final as (
 
     select
-        *,
+        topic,
+        `partition`,
+        `offset`,
+        kafka_ts,
+        headers,
+        key,
+        payload,
+        landing_reason,
+        landing_detail,
+        landed_file,
+        landed_file_size,
+        landed_file_modified_at,
+        landing_format,
         {{ cdc_build_started_at() }} as loaded_at
     from landed_records
 

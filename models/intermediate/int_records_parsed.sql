@@ -233,7 +233,7 @@ qlik_records_bound as (
 
 outcomes as (
 
-    select * from records_parsed
+    select records_parsed.* from records_parsed
     -- A data message bound in this very build keeps only its bound row.
     left anti join qlik_records_bound
         on

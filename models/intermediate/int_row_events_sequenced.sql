@@ -10,8 +10,11 @@
       udfs/row_images.py), run only for the keys that need it.
 
     Incremental: partitioned by key bucket; a build rewrites the buckets with changes parsed
-    since it last wrote them (all buckets when new tombstones are deletes: a tombstone finds its
-    key only through the change before it).
+    since it last wrote them. In those buckets it recomputes the keys with such changes, from all
+    their events, and copies the other keys' rows (copy-on-write, as a MERGE would). Rows keep
+    `covered_through` of the build that computed them, so int_row_versions knows which keys
+    changed. When new tombstones are deletes, whole buckets are recomputed: a tombstone finds its
+    key only through the change before it.
 #}
 
 {{
@@ -23,13 +26,17 @@
 }}
 
 {%- set key_bucket = cdc_key_bucket('source_db', 'source_table', 'row_key') %}
-{%- set is_bucket_to_rebuild = cdc_is_key_bucket_to_rebuild(
-    'key_bucket',
+{%- set buckets_to_rebuild = cdc_key_buckets_to_rebuild(
     'select ' ~ key_bucket ~ ' as key_bucket, max(parsed_at) from ' ~ ref('int_records_parsed')
     ~ " where outcome = 'change' group by 1",
     "select max(parsed_at) from " ~ ref('int_records_parsed')
     ~ " where ignore_class = 'tombstone' and " ~ var('treat_tombstones_as_deletes', false),
 ) %}
+{%- set recomputes_keys_only = cdc_reads_this() and not var('treat_tombstones_as_deletes', false) %}
+{%- set columns = [
+    'source_db', 'source_table', 'row_key', 'op', 'after', 'unavailable_columns', 'patch',
+    'source_ts', 'source_position', 'topic', '`partition`', '`offset`', 'row', 'key_bucket',
+] %}
 
 with
 
@@ -65,19 +72,82 @@ tombstone_deletes as (
 
 ),
 
+{% if recomputes_keys_only %}
+buckets_written as (
+
+    select
+        key_bucket,
+        max(covered_through) as covered_through
+    from {{ this }}
+    where {{ cdc_is_in_key_buckets('key_bucket', buckets_to_rebuild) }}
+    group by key_bucket
+
+),
+
+keys_to_recompute as (
+
+    -- The keys with a change parsed since their bucket was last written.
+    select distinct
+        changes.source_db,
+        changes.source_table,
+        changes.row_key
+    from (
+        select
+            source_db,
+            source_table,
+            row_key,
+            parsed_at,
+            {{ key_bucket }} as key_bucket
+        from parsed_records
+        where outcome = 'change' and op in ('c', 'r', 'u', 'd')
+    ) as changes
+    left join buckets_written
+        on changes.key_bucket = buckets_written.key_bucket
+    where
+        {{ cdc_is_in_key_buckets('changes.key_bucket', buckets_to_rebuild) }}
+        and (
+            buckets_written.covered_through is null
+            or changes.parsed_at > buckets_written.covered_through
+        )
+
+),
+
+rows_kept as (
+
+    select kept.*
+    from {{ this }} as kept
+    left anti join keys_to_recompute
+        on
+            kept.source_db <=> keys_to_recompute.source_db
+            and kept.source_table = keys_to_recompute.source_table
+            and kept.row_key = keys_to_recompute.row_key
+    where {{ cdc_is_in_key_buckets('kept.key_bucket', buckets_to_rebuild) }}
+
+),
+{% endif %}
+
+all_row_events as (
+
+    select * from row_changes
+    union all
+    select * from tombstone_deletes
+
+),
+
 row_events as (
 
-    select * from (
-        select
-            *,
-            {{ key_bucket }} as key_bucket
-        from (
-            select * from row_changes
-            union all
-            select * from tombstone_deletes
-        )
-    )
-    where {{ is_bucket_to_rebuild }}
+    select
+        all_row_events.*,
+        {{ key_bucket }} as key_bucket
+    from all_row_events
+    {% if recomputes_keys_only %}
+        left semi join keys_to_recompute
+            on
+                all_row_events.source_db <=> keys_to_recompute.source_db
+                and all_row_events.source_table = keys_to_recompute.source_table
+                and all_row_events.row_key = keys_to_recompute.row_key
+    {% endif %}
+    where {{ cdc_is_in_key_buckets(key_bucket, buckets_to_rebuild) }}
 
 ),
 
@@ -185,16 +255,27 @@ resolved_events as (
 
 ),
 
+events_computed as (
+
+    select * from complete_events
+    union all
+    select * from resolved_events
+
+),
+
 final as (
 
     select
-        *,
+        {{ columns | join(', ') }},
         {{ cdc_build_started_at() }} as covered_through
-    from (
-        select * from complete_events
+    from events_computed
+    {% if recomputes_keys_only %}
         union all
-        select * from resolved_events
-    )
+        select
+            {{ columns | join(', ') }},
+            covered_through
+        from rows_kept
+    {% endif %}
 
 )
 

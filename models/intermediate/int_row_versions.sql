@@ -4,7 +4,9 @@
     macros/policies/). Events are ordered by source position, never by arrival.
 
     Incremental: partitioned like int_row_events_sequenced; a build rewrites the buckets that
-    int_row_events_sequenced rewrote since, and every bucket when a new truncate arrived.
+    int_row_events_sequenced rewrote since, and every bucket when a new truncate arrived. In
+    those buckets it recomputes the keys whose events were recomputed since, and every key of a
+    newly truncated table, and copies the other keys' versions.
 #}
 
 {{
@@ -15,27 +17,114 @@
     )
 }}
 
-{%- set is_bucket_to_rebuild = cdc_is_key_bucket_to_rebuild(
-    'key_bucket',
+{%- set buckets_to_rebuild = cdc_key_buckets_to_rebuild(
     'select key_bucket, max(covered_through) from ' ~ ref('int_row_events_sequenced') ~ ' group by 1',
     'select max(parsed_at) from ' ~ ref('int_records_parsed') ~ " where outcome = 'change' and op = 't'",
 ) %}
+{%- set recomputes_keys_only = cdc_reads_this() %}
+{%- set columns = [
+    'source_db', 'source_table', 'row_key', 'row', 'op', 'version', 'valid_from', 'valid_to',
+    'is_current', 'ended_by', 'source_position', 'topic', '`partition`', '`offset`', 'key_bucket',
+] %}
 
 with
 
-row_events as (
+sequenced_events as (
 
     select
-        * except (key_bucket, covered_through),
+        * except (key_bucket),
         {{ cdc_key_bucket('source_db', 'source_table', 'row_key') }} as key_bucket
     from {{ ref('int_row_events_sequenced') }}
-    where {{ is_bucket_to_rebuild }}
+    where {{ cdc_is_in_key_buckets('key_bucket', buckets_to_rebuild) }}
 
 ),
 
 parsed_records as (
 
     select * from {{ ref('int_records_parsed') }}
+
+),
+
+{% if recomputes_keys_only %}
+buckets_written as (
+
+    select
+        key_bucket,
+        max(covered_through) as covered_through
+    from {{ this }}
+    where {{ cdc_is_in_key_buckets('key_bucket', buckets_to_rebuild) }}
+    group by key_bucket
+
+),
+
+tables_truncated as (
+
+    select
+        source_db,
+        source_table,
+        max(parsed_at) as newest_truncate_parsed_at
+    from parsed_records
+    where outcome = 'change' and op = 't'
+    group by source_db, source_table
+
+),
+
+keys_to_recompute as (
+
+    -- Keys whose events were recomputed, or whose table was truncated, since the bucket was
+    -- last written.
+    select
+        key_events.source_db,
+        key_events.source_table,
+        key_events.row_key
+    from (
+        select
+            source_db,
+            source_table,
+            row_key,
+            key_bucket,
+            max(covered_through) as covered_through
+        from sequenced_events
+        group by source_db, source_table, row_key, key_bucket
+    ) as key_events
+    left join buckets_written
+        on key_events.key_bucket = buckets_written.key_bucket
+    left join tables_truncated
+        on
+            key_events.source_db <=> tables_truncated.source_db
+            and key_events.source_table = tables_truncated.source_table
+    where
+        buckets_written.covered_through is null
+        or key_events.covered_through > buckets_written.covered_through
+        or tables_truncated.newest_truncate_parsed_at > buckets_written.covered_through
+
+),
+
+versions_kept as (
+
+    select kept.*
+    from {{ this }} as kept
+    left anti join keys_to_recompute
+        on
+            kept.source_db <=> keys_to_recompute.source_db
+            and kept.source_table = keys_to_recompute.source_table
+            and kept.row_key = keys_to_recompute.row_key
+    where {{ cdc_is_in_key_buckets('kept.key_bucket', buckets_to_rebuild) }}
+
+),
+{% endif %}
+
+row_events as (
+
+    select sequenced_events.* except (covered_through)
+    from sequenced_events
+    {% if recomputes_keys_only %}
+        left semi join keys_to_recompute
+            on
+                sequenced_events.source_db <=> keys_to_recompute.source_db
+                and sequenced_events.source_table = keys_to_recompute.source_table
+                and sequenced_events.row_key = keys_to_recompute.row_key
+    {% endif %}
 
 ),
 
@@ -96,7 +185,7 @@ versions_ended as (
 
 ),
 
-final as (
+versions_computed as (
 
     select
         source_db,
@@ -116,9 +205,25 @@ final as (
         topic,
         `partition`,
         `offset`,
-        key_bucket,
-        {{ cdc_build_started_at() }} as covered_through
+        key_bucket
     from versions_ended
+
+),
+
+final as (
+
+    -- Every row written is stamped with this build: its bucket holds every input up to now.
+    select
+        {{ columns | join(', ') }},
+        {{ cdc_build_started_at() }} as covered_through
+    from versions_computed
+    {% if recomputes_keys_only %}
+        union all
+        select
+            {{ columns | join(', ') }},
+            {{ cdc_build_started_at() }} as covered_through
+        from versions_kept
+    {% endif %}
 
 )
 

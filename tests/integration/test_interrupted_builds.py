@@ -27,6 +27,7 @@ from tests.integration.conftest import DbtProject
 SEED = 7001
 SCENARIOS = (("interrupted_a", 11, 3), ("interrupted_b", 12, 2))
 EVENTS_PER_SCENARIO = 300
+CLI_BUILD = [sys.executable, "-m", "cdc_dbt.cli", "build"]
 HISTORY_COLUMNS = (
     "source_db, source_table, row_key, version, row, valid_from, valid_to, is_current, ended_by, op, source_position"
 )
@@ -36,7 +37,7 @@ def start_build(landing: Path, warehouse: Path) -> subprocess.Popen[str]:
     environment = {**os.environ, "CDC_LANDING_DIR": str(landing), "CDC_WAREHOUSE_DIR": str(warehouse)}
     environment.pop("CDC_SCHEMA", None)
     return subprocess.Popen(
-        [sys.executable, "-m", "cdc_dbt.cli", "build", "--select", "+cdc_current", "+cdc_history", "--exclude-resource-type", "unit_test"],
+        [*CLI_BUILD, "--select", "+cdc_current", "+cdc_history", "--exclude-resource-type", "unit_test"],
         cwd=PACKAGE_PROJECT_DIR,
         env=environment,
         stdout=subprocess.PIPE,
