@@ -3,11 +3,12 @@
 The data message (a full-load REFRESH of employees.salaries) names neither its table nor its key
 (emp_no and from_date, primaryKeyPosition 1 and 2): both come from the metadata message whose
 `schemaId` equals its `messageSchemaId`. Landed without its metadata, the data message waits in
-the quarantine; the build after the metadata lands applies it.
+the quarantine; the next (incremental) build, after the metadata lands, applies it.
 """
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,21 +35,27 @@ def landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def data_before_metadata(dbt_project: DbtProject, landing: Path) -> Build:
-    return dbt_project.build(landing, schema="qlik_held")
+def data_before_metadata(dbt_project: DbtProject, landing: Path) -> dict[str, list[dict[str, Any]]]:
+    """The first build's quarantine and changes, read before the next build into the same schema."""
+    build = dbt_project.build(landing, schema="qlik")
+    return {table: build.table(table) for table in ("cdc_quarantine", "cdc_changes")}
 
 
 @pytest.fixture(scope="module")
-def metadata_landed_later(dbt_project: DbtProject, landing: Path, data_before_metadata: Build) -> Build:
+def metadata_landed_later(
+    dbt_project: DbtProject, landing: Path, data_before_metadata: dict[str, list[dict[str, Any]]]
+) -> Build:
     write_kcat_file(landing / "metadata.json", [corpus_record("Metadata.json", 0)])
-    return dbt_project.build(landing, schema="qlik_bound")
+    return dbt_project.build(landing, schema="qlik")
 
 
-def test_data_without_its_metadata_waits_in_the_quarantine(data_before_metadata: Build) -> None:
-    quarantine = data_before_metadata.table("cdc_quarantine")
+def test_data_without_its_metadata_waits_in_the_quarantine(
+    data_before_metadata: dict[str, list[dict[str, Any]]],
+) -> None:
+    quarantine = data_before_metadata["cdc_quarantine"]
     assert [(row["offset"], row["reason"]) for row in quarantine] == [(1, "unknown_qlik_schema")]
     assert "8FB9D3C10EA4B25751DF9CC8318F0A02" in quarantine[0]["detail"]
-    assert data_before_metadata.table("cdc_changes") == []
+    assert data_before_metadata["cdc_changes"] == []
 
 
 def test_refresh_is_applied_once_its_metadata_lands(metadata_landed_later: Build) -> None:
@@ -81,3 +88,19 @@ def test_refresh_is_applied_once_its_metadata_lands(metadata_landed_later: Build
             "op": "r",
         }
     ]
+
+
+def test_the_held_message_is_bound_by_the_incremental_build(metadata_landed_later: Build) -> None:
+    """The second build parsed only the metadata message (the data message was not read again from
+    its file) and bound the held data message: a newer row, which is its outcome."""
+    parsed = metadata_landed_later.rows(
+        "select `offset`, outcome, reason, parsed_at = max(parsed_at) over () as is_newest"
+        " from `{schema}`.int_records_parsed order by parsed_at, `offset`"
+    )
+    assert [tuple(row.values()) for row in parsed] == [
+        (1, "quarantine", "unknown_qlik_schema", False),
+        (0, "ignored", None, True),
+        (1, "change", None, True),
+    ]
+    deliveries = metadata_landed_later.table("int_landed_deliveries")
+    assert len(deliveries) == 2 and len({row["loaded_at"] for row in deliveries}) == 2
