@@ -111,3 +111,28 @@
 {% macro cdc_reads_this() %}
     {{- return(execute and this is not none and is_incremental()) -}}
 {% endmacro %}
+
+{#
+    Copy-on-write, the two queries a row-state model shares: the stamp of each bucket it rewrites
+    (`cdc_buckets_written`), and the rows of those buckets it copies unchanged, those of the keys
+    it does not recompute (`cdc_rows_kept`).
+#}
+{% macro cdc_buckets_written(buckets) %}
+    select
+        key_bucket,
+        max(covered_through) as covered_through
+    from {{ this }}
+    where {{ cdc_is_in_key_buckets('key_bucket', buckets) }}
+    group by key_bucket
+{% endmacro %}
+
+{% macro cdc_rows_kept(keys_to_recompute, buckets) %}
+    select kept.*
+    from {{ this }} as kept
+    left anti join {{ keys_to_recompute }}
+        on
+            kept.source_db <=> {{ keys_to_recompute }}.source_db
+            and kept.source_table = {{ keys_to_recompute }}.source_table
+            and kept.row_key = {{ keys_to_recompute }}.row_key
+    where {{ cdc_is_in_key_buckets('kept.key_bucket', buckets) }}
+{% endmacro %}

@@ -48,12 +48,7 @@ parsed_records as (
 {% if recomputes_keys_only %}
 buckets_written as (
 
-    select
-        key_bucket,
-        max(covered_through) as covered_through
-    from {{ this }}
-    where {{ cdc_is_in_key_buckets('key_bucket', buckets_to_rebuild) }}
-    group by key_bucket
+    {{ cdc_buckets_written(buckets_to_rebuild) }}
 
 ),
 
@@ -102,14 +97,7 @@ keys_to_recompute as (
 
 versions_kept as (
 
-    select kept.*
-    from {{ this }} as kept
-    left anti join keys_to_recompute
-        on
-            kept.source_db <=> keys_to_recompute.source_db
-            and kept.source_table = keys_to_recompute.source_table
-            and kept.row_key = keys_to_recompute.row_key
-    where {{ cdc_is_in_key_buckets('kept.key_bucket', buckets_to_rebuild) }}
+    {{ cdc_rows_kept('keys_to_recompute', buckets_to_rebuild) }}
 
 ),
 {% endif %}
