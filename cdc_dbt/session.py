@@ -22,6 +22,9 @@ from udfs import spark as udf_registration
 SPARK_CONF_DIR = Path(__file__).with_name("spark_conf")
 """Holds log4j2.properties: Spark's INFO/WARN chatter stays out of the user's way."""
 
+PYTHON_WORKER_DAEMON = "cdc_dbt.python_worker"
+"""Spark's Python worker daemon minus a per-task cost of Python 3.11 (see that module)."""
+
 
 class JavaMissingError(RuntimeError):
     """Spark needs a Java runtime; raised before trying to start one."""
@@ -75,6 +78,9 @@ def build_session(settings: Settings) -> SparkSession:
         .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
         .enableHiveSupport()
     )
+    if not settings.master_url:
+        # Our daemon must be importable by the workers: certain locally, not on a cluster.
+        builder = builder.config("spark.python.daemon.module", PYTHON_WORKER_DAEMON)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if settings.master_url:
