@@ -118,11 +118,10 @@ def main() -> None:
             f"select count(distinct landed_file), count(*) from {SCHEMA}.int_landed_deliveries"
             f" where loaded_at = {newest_load}"
         ).first()
-        buckets = spark.sql(
-            f"select count(distinct key_bucket) from {SCHEMA}.int_row_versions"
-            f" where covered_through = (select max(covered_through) from {SCHEMA}.int_row_versions)"
-        ).first()[0]
-        all_buckets = spark.sql(f"select count(distinct key_bucket) from {SCHEMA}.int_row_versions").first()[0]
+        versions_written, keys_recomputed, versions_held = spark.sql(
+            f"select count_if(generation = newest), count(distinct if(generation = newest, row_key, null)),"
+            f" count(*) from (select *, max(generation) over () as newest from {SCHEMA}.int_row_versions)"
+        ).first()
         incremental_history = history_table(spark)
         full_seconds = dbt_run(landing, target, "--full-refresh")
         full_models = slowest_models(target)
@@ -135,7 +134,8 @@ def main() -> None:
         print(f"incremental / full refresh:        {incremental_seconds / full_seconds:8.3f}")
         print(
             f"incremental build read {files_read} files, {parsed:,} deliveries;"
-            f" rewrote {buckets} of {all_buckets} key buckets"
+            f" wrote {versions_written:,} versions of {keys_recomputed:,} keys"
+            f" ({versions_written / versions_held:.1%} of the {versions_held:,} rows held)"
         )
         print(f"slowest models, incremental (s): {incremental_models}")
         print(f"slowest models, full refresh (s): {full_models}")

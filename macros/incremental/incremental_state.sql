@@ -58,81 +58,101 @@
 {% endmacro %}
 
 {#
-    Key buckets. The row-state tables (int_row_events_sequenced, int_row_versions) are
-    partitioned by a hash of the row identity, and an incremental build rewrites only the buckets
-    whose input changed (Spark's dynamic partition overwrite): every key of a bucket is
-    recomputed from all its events, so an incremental build and a full refresh run the same SQL
-    over the same events.
+    Generations (merge-on-read). The row-state tables, int_row_events_sequenced and
+    int_row_versions, are partitioned by `generation`: the build that computed the rows, as the
+    microseconds of its start. A build recomputes the keys with new input, from all their events,
+    and writes their rows as a new generation; nothing else is read or copied. A key's rows in
+    older generations are then superseded, and every reader takes each key's newest generation
+    (`cdc_newest_generation_rows`). When the rows of the newer generations reach
+    `compaction_threshold` times those of the oldest, the build recomputes every key instead
+    (compaction) and its post-hook drops the generations it superseded.
 #}
-{% macro cdc_key_bucket(source_db, source_table, row_key) %}
-    {{- return(
-        'if(' ~ row_key ~ ' is null, null, pmod(xxhash64(' ~ source_db ~ ', ' ~ source_table
-        ~ ', ' ~ row_key ~ '), ' ~ var('key_buckets') | int ~ '))'
-    ) -}}
+{% macro cdc_build_generation() %}
+    {{- return((run_started_at.timestamp() * 1000000) | int) -}}
 {% endmacro %}
 
 {#
-    The key buckets this model must rewrite: those whose newest input (`input_stamps`: a query of
-    key_bucket, stamp) is newer than the build that last wrote them here, and every bucket when
-    an input that reaches all keys (`all_keys_stamp`: a query of one stamp, e.g. the newest
-    truncate) is newer. A bucket is stamped with `covered_through`, the start of the build that
-    wrote it. A list of bucket numbers; none on a full build (every bucket).
+    The newest generation of this model's table, which this build adds to; none when the build
+    recomputes every key: a full build, an empty table, or a compaction due (the rows of the
+    newer generations reach `compaction_threshold` times those of the oldest).
 #}
-{% macro cdc_key_buckets_to_rebuild(input_stamps, all_keys_stamp='select null') %}
+{% macro cdc_generation_to_build_on() %}
     {%- if not cdc_reads_this() %}
         {{- return(none) -}}
     {%- endif %}
-    {%- set buckets = run_query(
-        'with input_stamps as (select * from (' ~ input_stamps ~ ') as s (key_bucket, stamp)),'
-        ~ ' all_keys_stamp as (select max(stamp) as stamp from (' ~ all_keys_stamp ~ ') as s (stamp)),'
-        ~ ' written as (select key_bucket, max(covered_through) as covered_through from ' ~ this
-        ~ ' group by key_bucket)'
-        ~ ' select distinct input_stamps.key_bucket'
-        ~ ' from input_stamps cross join all_keys_stamp'
-        ~ ' left join written on input_stamps.key_bucket = written.key_bucket'
-        ~ ' where written.covered_through is null'
-        ~ ' or input_stamps.stamp > written.covered_through'
-        ~ ' or all_keys_stamp.stamp > written.covered_through'
-    ).columns[0].values() %}
-    {{- return(buckets | map('int') | list) -}}
+    {%- set sizes = _cdc_generation_sizes() %}
+    {%- if not sizes %}
+        {{- return(none) -}}
+    {%- endif %}
+    {%- set newer_rows = sizes[1:] | map(attribute=1) | sum %}
+    {%- if sizes | length > 1 and newer_rows >= sizes[0][1] * var('compaction_threshold') | float %}
+        {{- return(none) -}}
+    {%- endif %}
+    {{- return(sizes[-1][0]) -}}
 {% endmacro %}
 
-{# A predicate: `bucket_column` is one of `buckets` (a list, or none for every bucket). #}
-{% macro cdc_is_in_key_buckets(bucket_column, buckets) %}
-    {%- if buckets is none %}
-        {{- return('true') -}}
-    {%- elif buckets | length == 0 %}
-        {{- return('false') -}}
+{# (generation, row count) of each generation before this build, oldest first. Parquet footers answer it. #}
+{% macro _cdc_generation_sizes() %}
+    {%- set sizes = run_query(
+        'select generation, count(*) from ' ~ this ~ ' where generation < ' ~ cdc_build_generation()
+        ~ ' group by generation order by generation'
+    ) %}
+    {{- return(sizes.rows | map('list') | list) -}}
+{% endmacro %}
+
+{# The rows of `relation` in the newest generation of their key: what a row-state table holds. #}
+{% macro cdc_newest_generation_rows(relation) %}
+    select * except (newest_generation_of_key)
+    from (
+        select
+            *,
+            max(generation) over (
+                partition by source_db, source_table, row_key
+            ) as newest_generation_of_key
+        from {{ relation }}
+    )
+    -- <=>: dbt unit tests give rows without a generation.
+    where generation <=> newest_generation_of_key
+{% endmacro %}
+
+{#
+    Post-hook of the row-state models: once this build's generation holds every key of the older
+    generations (a compaction, or a recompute of every key), the older ones are only superseded
+    rows, and are dropped. Counting rows first keeps the check off ordinary builds: a generation
+    smaller than the oldest cannot hold all of its keys' rows, since a key's rows only grow.
+    A build killed before the drop leaves superseded rows that readers skip and the next
+    compaction drops.
+#}
+{% macro cdc_drop_superseded_generations() %}
+    {%- if not execute %}
+        {{- return('') -}}
     {%- endif %}
-    {{- return(bucket_column ~ ' in (' ~ buckets | map('string') | join(', ') ~ ')') -}}
+    {%- set generation = cdc_build_generation() %}
+    {%- set older = _cdc_generation_sizes() %}
+    {%- set written = run_query(
+        'select count(*) from ' ~ this ~ ' where generation = ' ~ generation
+    ).columns[0].values()[0] %}
+    {%- if not older or written < older[0][1] %}
+        {{- return('') -}}
+    {%- endif %}
+    {%- set keys_left_behind = run_query(
+        'select count(*) from (select distinct source_db, source_table, row_key from ' ~ this
+        ~ ' where generation < ' ~ generation ~ ') as older left anti join (select distinct'
+        ~ ' source_db, source_table, row_key from ' ~ this ~ ' where generation = ' ~ generation
+        ~ ') as written on older.source_db <=> written.source_db'
+        ~ ' and older.source_table = written.source_table and older.row_key = written.row_key'
+    ).columns[0].values()[0] %}
+    {%- if keys_left_behind > 0 %}
+        {{- return('') -}}
+    {%- endif %}
+    {%- set partitions = [] %}
+    {%- for row in older %}
+        {%- do partitions.append('partition (generation = ' ~ row[0] ~ ')') %}
+    {%- endfor %}
+    {{- return('alter table ' ~ this ~ ' drop if exists ' ~ partitions | join(', ')) -}}
 {% endmacro %}
 
 {# dbt's is_incremental(), false where there is no `this` to read (a dbt unit test). #}
 {% macro cdc_reads_this() %}
     {{- return(execute and this is not none and is_incremental()) -}}
-{% endmacro %}
-
-{#
-    Copy-on-write, the two queries a row-state model shares: the stamp of each bucket it rewrites
-    (`cdc_buckets_written`), and the rows of those buckets it copies unchanged, those of the keys
-    it does not recompute (`cdc_rows_kept`).
-#}
-{% macro cdc_buckets_written(buckets) %}
-    select
-        key_bucket,
-        max(covered_through) as covered_through
-    from {{ this }}
-    where {{ cdc_is_in_key_buckets('key_bucket', buckets) }}
-    group by key_bucket
-{% endmacro %}
-
-{% macro cdc_rows_kept(keys_to_recompute, buckets) %}
-    select kept.*
-    from {{ this }} as kept
-    left anti join {{ keys_to_recompute }}
-        on
-            kept.source_db <=> {{ keys_to_recompute }}.source_db
-            and kept.source_table = {{ keys_to_recompute }}.source_table
-            and kept.row_key = {{ keys_to_recompute }}.row_key
-    where {{ cdc_is_in_key_buckets('kept.key_bucket', buckets) }}
 {% endmacro %}

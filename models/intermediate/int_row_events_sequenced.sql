@@ -9,34 +9,32 @@
       names: a fold over the key's events in source order (cdc_resolve_rows,
       udfs/row_images.py), run only for the keys that need it.
 
-    Incremental: partitioned by key bucket; a build rewrites the buckets with changes parsed
-    since it last wrote them. In those buckets it recomputes the keys with such changes, from all
-    their events, and copies the other keys' rows (copy-on-write, as a MERGE would). Rows keep
-    `covered_through` of the build that computed them, so int_row_versions knows which keys
-    changed. When new tombstones are deletes, whole buckets are recomputed: a tombstone finds its
-    key only through the change before it.
+    Incremental (merge-on-read, macros/incremental/incremental_state.sql): a build recomputes the
+    keys with changes parsed since the newest generation, from all their events, and writes them
+    as a new generation; readers take each key's newest generation. When new tombstones are
+    deletes, every key is recomputed: a tombstone finds its key only through the change before it.
 #}
 
 {{
     config(
         materialized='incremental',
         incremental_strategy='insert_overwrite',
-        partition_by=['key_bucket'],
+        partition_by=['generation'],
+        post_hook="{{ cdc_drop_superseded_generations() }}",
     )
 }}
 
-{%- set key_bucket = cdc_key_bucket('source_db', 'source_table', 'row_key') %}
-{%- set buckets_to_rebuild = cdc_key_buckets_to_rebuild(
-    'select ' ~ key_bucket ~ ' as key_bucket, max(parsed_at) from ' ~ ref('int_records_parsed')
-    ~ " where outcome = 'change' group by 1",
-    "select max(parsed_at) from " ~ ref('int_records_parsed')
-    ~ " where ignore_class = 'tombstone' and " ~ var('treat_tombstones_as_deletes', false),
-) %}
-{%- set recomputes_keys_only = cdc_reads_this() and not var('treat_tombstones_as_deletes', false) %}
-{%- set columns = [
-    'source_db', 'source_table', 'row_key', 'op', 'after', 'unavailable_columns', 'patch',
-    'source_ts', 'source_position', 'topic', '`partition`', '`offset`', 'row', 'key_bucket',
-] %}
+{%- set generation_built_on = cdc_generation_to_build_on() %}
+{%- if generation_built_on is not none and var('treat_tombstones_as_deletes', false) %}
+    {%- set new_tombstones = run_query(
+        'select count(*) from ' ~ ref('int_records_parsed') ~ " where ignore_class = 'tombstone'"
+        ~ ' and parsed_at > timestamp_micros(' ~ generation_built_on ~ ')'
+    ).columns[0].values()[0] %}
+    {%- if new_tombstones > 0 %}
+        {%- set generation_built_on = none %}
+    {%- endif %}
+{%- endif %}
+{%- set recomputes_keys_only = generation_built_on is not none %}
 
 with
 
@@ -73,43 +71,18 @@ tombstone_deletes as (
 ),
 
 {% if recomputes_keys_only %}
-buckets_written as (
-
-    {{ cdc_buckets_written(buckets_to_rebuild) }}
-
-),
-
 keys_to_recompute as (
 
-    -- The keys with a change parsed since their bucket was last written.
+    -- The keys with a change parsed since the generation this build adds to.
     select distinct
-        changes.source_db,
-        changes.source_table,
-        changes.row_key
-    from (
-        select
-            source_db,
-            source_table,
-            row_key,
-            parsed_at,
-            {{ key_bucket }} as key_bucket
-        from parsed_records
-        where outcome = 'change' and op in ('c', 'r', 'u', 'd')
-    ) as changes
-    left join buckets_written
-        on changes.key_bucket = buckets_written.key_bucket
+        source_db,
+        source_table,
+        row_key
+    from parsed_records
     where
-        {{ cdc_is_in_key_buckets('changes.key_bucket', buckets_to_rebuild) }}
-        and (
-            buckets_written.covered_through is null
-            or changes.parsed_at > buckets_written.covered_through
-        )
-
-),
-
-rows_kept as (
-
-    {{ cdc_rows_kept('keys_to_recompute', buckets_to_rebuild) }}
+        outcome = 'change'
+        and op in ('c', 'r', 'u', 'd')
+        and parsed_at > timestamp_micros({{ generation_built_on }})
 
 ),
 {% endif %}
@@ -124,9 +97,7 @@ all_row_events as (
 
 row_events as (
 
-    select
-        all_row_events.*,
-        {{ key_bucket }} as key_bucket
+    select all_row_events.*
     from all_row_events
     {% if recomputes_keys_only %}
         left semi join keys_to_recompute
@@ -135,7 +106,6 @@ row_events as (
                 and all_row_events.source_table = keys_to_recompute.source_table
                 and all_row_events.row_key = keys_to_recompute.row_key
     {% endif %}
-    where {{ cdc_is_in_key_buckets(key_bucket, buckets_to_rebuild) }}
 
 ),
 
@@ -178,7 +148,6 @@ key_event_lists as (
         source_db,
         source_table,
         row_key,
-        key_bucket,
         sort_array(
             collect_list(
                 struct(
@@ -196,7 +165,7 @@ key_event_lists as (
         ) as events
     from deduplicated
     where has_unknown_values
-    group by source_db, source_table, row_key, key_bucket
+    group by source_db, source_table, row_key
 
 ),
 
@@ -215,7 +184,6 @@ key_events_exploded as (
         source_db,
         source_table,
         row_key,
-        key_bucket,
         resolved_rows,
         posexplode(events) as (event_index, event)
     from key_rows_resolved
@@ -237,7 +205,6 @@ resolved_events as (
         event.topic,
         event.`partition`,
         event.`offset`,
-        key_bucket,
         resolved_rows[event_index] as row
     from key_events_exploded
 
@@ -254,16 +221,9 @@ events_computed as (
 final as (
 
     select
-        {{ columns | join(', ') }},
-        {{ cdc_build_started_at() }} as covered_through
+        *,
+        {{ cdc_build_generation() }} as generation
     from events_computed
-    {% if recomputes_keys_only %}
-        union all
-        select
-            {{ columns | join(', ') }},
-            covered_through
-        from rows_kept
-    {% endif %}
 
 )
 

@@ -3,39 +3,28 @@
     next event or its table's next truncate ends it (delete and truncate policies in
     macros/policies/). Events are ordered by source position, never by arrival.
 
-    Incremental: partitioned like int_row_events_sequenced; a build rewrites the buckets that
-    int_row_events_sequenced rewrote since, and every bucket when a new truncate arrived. In
-    those buckets it recomputes the keys whose events were recomputed since, and every key of a
-    newly truncated table, and copies the other keys' versions.
+    Incremental (merge-on-read, like int_row_events_sequenced): a build recomputes the keys whose
+    events have a newer generation than this table's newest, and every key of a table with a
+    truncate parsed since, and writes their versions as a new generation.
 #}
 
 {{
     config(
         materialized='incremental',
         incremental_strategy='insert_overwrite',
-        partition_by=['key_bucket'],
+        partition_by=['generation'],
+        post_hook="{{ cdc_drop_superseded_generations() }}",
     )
 }}
 
-{%- set buckets_to_rebuild = cdc_key_buckets_to_rebuild(
-    'select key_bucket, max(covered_through) from ' ~ ref('int_row_events_sequenced') ~ ' group by 1',
-    'select max(parsed_at) from ' ~ ref('int_records_parsed') ~ " where outcome = 'change' and op = 't'",
-) %}
-{%- set recomputes_keys_only = cdc_reads_this() %}
-{%- set columns = [
-    'source_db', 'source_table', 'row_key', 'row', 'op', 'version', 'valid_from', 'valid_to',
-    'is_current', 'ended_by', 'source_position', 'topic', '`partition`', '`offset`', 'key_bucket',
-] %}
+{%- set generation_built_on = cdc_generation_to_build_on() %}
+{%- set recomputes_keys_only = generation_built_on is not none %}
 
 with
 
 sequenced_events as (
 
-    select
-        * except (key_bucket),
-        {{ cdc_key_bucket('source_db', 'source_table', 'row_key') }} as key_bucket
-    from {{ ref('int_row_events_sequenced') }}
-    where {{ cdc_is_in_key_buckets('key_bucket', buckets_to_rebuild) }}
+    select * from {{ ref('int_row_events_sequenced') }}
 
 ),
 
@@ -46,73 +35,63 @@ parsed_records as (
 ),
 
 {% if recomputes_keys_only %}
-buckets_written as (
-
-    {{ cdc_buckets_written(buckets_to_rebuild) }}
-
-),
-
 tables_truncated as (
 
-    select
+    select distinct
         source_db,
-        source_table,
-        max(parsed_at) as newest_truncate_parsed_at
+        source_table
     from parsed_records
-    where outcome = 'change' and op = 't'
-    group by source_db, source_table
+    where
+        outcome = 'change'
+        and op = 't'
+        and parsed_at > timestamp_micros({{ generation_built_on }})
 
 ),
 
 keys_to_recompute as (
 
-    -- Keys whose events were recomputed, or whose table was truncated, since the bucket was
-    -- last written.
+    -- Keys whose events were recomputed since the generation this build adds to, and every key
+    -- of a table truncated since.
     select
-        key_events.source_db,
-        key_events.source_table,
-        key_events.row_key
-    from (
-        select
-            source_db,
-            source_table,
-            row_key,
-            key_bucket,
-            max(covered_through) as covered_through
-        from sequenced_events
-        group by source_db, source_table, row_key, key_bucket
-    ) as key_events
-    left join buckets_written
-        on key_events.key_bucket = buckets_written.key_bucket
-    left join tables_truncated
+        source_db,
+        source_table,
+        row_key
+    from sequenced_events
+    where generation > {{ generation_built_on }}
+    union
+    select
+        sequenced_events.source_db,
+        sequenced_events.source_table,
+        sequenced_events.row_key
+    from sequenced_events
+    inner join tables_truncated
         on
-            key_events.source_db <=> tables_truncated.source_db
-            and key_events.source_table = tables_truncated.source_table
-    where
-        buckets_written.covered_through is null
-        or key_events.covered_through > buckets_written.covered_through
-        or tables_truncated.newest_truncate_parsed_at > buckets_written.covered_through
+            sequenced_events.source_db <=> tables_truncated.source_db
+            and sequenced_events.source_table = tables_truncated.source_table
 
 ),
 
-versions_kept as (
+events_of_keys_to_recompute as (
 
-    {{ cdc_rows_kept('keys_to_recompute', buckets_to_rebuild) }}
+    select sequenced_events.*
+    from sequenced_events
+    left semi join keys_to_recompute
+        on
+            sequenced_events.source_db <=> keys_to_recompute.source_db
+            and sequenced_events.source_table = keys_to_recompute.source_table
+            and sequenced_events.row_key = keys_to_recompute.row_key
 
 ),
 {% endif %}
 
 row_events as (
 
-    select sequenced_events.* except (covered_through)
-    from sequenced_events
-    {% if recomputes_keys_only %}
-        left semi join keys_to_recompute
-            on
-                sequenced_events.source_db <=> keys_to_recompute.source_db
-                and sequenced_events.source_table = keys_to_recompute.source_table
-                and sequenced_events.row_key = keys_to_recompute.row_key
-    {% endif %}
+    select * except (generation)
+    from (
+        {{ cdc_newest_generation_rows(
+            'events_of_keys_to_recompute' if recomputes_keys_only else 'sequenced_events'
+        ) }}
+    )
 
 ),
 
@@ -192,26 +171,17 @@ versions_computed as (
         source_position,
         topic,
         `partition`,
-        `offset`,
-        key_bucket
+        `offset`
     from versions_ended
 
 ),
 
 final as (
 
-    -- Every row written is stamped with this build: its bucket holds every input up to now.
     select
-        {{ columns | join(', ') }},
-        {{ cdc_build_started_at() }} as covered_through
+        *,
+        {{ cdc_build_generation() }} as generation
     from versions_computed
-    {% if recomputes_keys_only %}
-        union all
-        select
-            {{ columns | join(', ') }},
-            {{ cdc_build_started_at() }} as covered_through
-        from versions_kept
-    {% endif %}
 
 )
 

@@ -95,7 +95,12 @@ def test_a_killed_build_rerun_gives_the_tables_of_an_uninterrupted_one(
     # The tables are read from the files of the killed warehouse, in this test's own session.
     spark = dbt_project.spark
     tables_dir = Settings(PACKAGE_PROJECT_DIR, landing, warehouse, None).tables_dir
-    spark.read.parquet(str(tables_dir / "cdc.db" / "int_row_versions")).createOrReplaceTempView("interrupted_history")
+    spark.read.parquet(str(tables_dir / "cdc.db" / "int_row_versions")).createOrReplaceTempView("versions_read")
+    # Every generation a build wrote is in the files; each key's newest is its state.
+    spark.sql(
+        "select * from (select *, max(generation) over (partition by source_db, source_table, row_key)"
+        " as newest from versions_read) where generation = newest"
+    ).createOrReplaceTempView("interrupted_history")
     interrupted = history_rows(spark, "interrupted_history")
 
     dbt_project.build(landing, schema="uninterrupted", select="+cdc_current +cdc_history")

@@ -60,6 +60,9 @@ RESTARTS, RESTART_WINDOW = 2, 25
 DUPLICATE_SHARE = 0.05
 LATE_SHARE = 0.05
 BATCHES = 3
+COMPACTION_THRESHOLDS = [1.0, 1000.0, 0.0]
+"""The `compaction_threshold` of each batch's build: the second only adds a generation of the keys
+it touched, the third compacts."""
 
 CORE_MODELS = "+cdc_current +cdc_history +cdc_quarantine"
 """What the properties read, with everything upstream and its tests: typed marts and operational
@@ -215,6 +218,8 @@ def expected_all(landings: Landings) -> Tables:
 class GrowingBuilds:
     tables: list[Tables]
     """After each batch."""
+    generations: list[dict[str, int]]
+    """After each batch: per row-state table, how many generations it holds."""
     loads_per_file: dict[str, int]
     """After the last batch: per landed file, how many builds read it."""
 
@@ -222,15 +227,25 @@ class GrowingBuilds:
 @pytest.fixture(scope="module")
 def growing_builds(dbt_project: DbtProject, landings: Landings) -> GrowingBuilds:
     """One incremental build after each batch lands beside the ones before."""
-    tables = []
-    for number in range(BATCHES):
+    tables, generations = [], []
+    for number, threshold in zip(range(BATCHES), COMPACTION_THRESHOLDS, strict=True):
         landings.land_batch(number)
-        tables.append(read_tables(dbt_project.build(landings.growing, schema="harness_growing", select=CORE_MODELS)))
+        build = dbt_project.build(
+            landings.growing, "harness_growing", {"compaction_threshold": threshold}, select=CORE_MODELS
+        )
+        tables.append(read_tables(build))
+        count_generations = "select count(distinct generation) from harness_growing.{}"
+        generations.append(
+            {
+                table: dbt_project.spark.sql(count_generations.format(table)).first()[0]
+                for table in ("int_row_events_sequenced", "int_row_versions")
+            }
+        )
     loads = dbt_project.spark.sql(
         "select landed_file, count(distinct loaded_at) as loads from harness_growing.int_landed_deliveries"
         " group by landed_file"
     ).collect()
-    return GrowingBuilds(tables, {row["landed_file"]: row["loads"] for row in loads})
+    return GrowingBuilds(tables, generations, {row["landed_file"]: row["loads"] for row in loads})
 
 
 @pytest.fixture(scope="module")
@@ -294,6 +309,14 @@ def test_incremental_builds_over_random_batches_equal_one_full_refresh(
     assert after_each_batch[0] != after_each_batch[1], "each batch changes the tables"
     assert_same(after_each_batch[-1], fully_refreshed)
     assert_same(fully_refreshed, permuted)
+
+
+def test_builds_add_generations_and_a_compaction_drops_the_superseded_ones(growing_builds: GrowingBuilds) -> None:
+    """The first build writes one generation, the second adds the keys it touched as another
+    (merge-on-read, nothing rewritten), the third compacts: every key recomputed, the older
+    generations dropped. The oracle tests check each build's tables."""
+    row_state_tables = ("int_row_events_sequenced", "int_row_versions")
+    assert growing_builds.generations == [dict.fromkeys(row_state_tables, count) for count in (1, 2, 1)]
 
 
 def test_each_incremental_build_reaches_the_oracle_of_what_has_landed(

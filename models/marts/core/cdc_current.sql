@@ -1,11 +1,12 @@
--- A view: its rows are those of an incremental table, so a build never rewrites it.
+-- A view: its rows are those of an incremental table, so a build never rewrites it. The table
+-- holds every generation of a key's versions (merge-on-read); the newest is the key's state.
 {{ config(materialized='view') }}
 
 with
 
 row_versions as (
 
-    select * from {{ ref('int_row_versions') }}
+    {{ cdc_newest_generation_rows(ref('int_row_versions')) }}
 
 ),
 
