@@ -1,8 +1,7 @@
 {#
-    A view over the records whose outcome is the quarantine. A Qlik data message held for its
-    metadata (`unknown_qlik_schema`) and bound by a later build has a newer row in
-    int_records_parsed: the newest row of a record is its outcome. The landed file named is the
-    first (by path) of the record's deliveries, whichever build read it.
+    A view over the records whose outcome is the quarantine (a Qlik data message held for its
+    metadata leaves it once bound). The landed file named is the first (by path) of the record's
+    deliveries, whichever build read it.
 #}
 
 {{ config(materialized='view') }}
@@ -24,18 +23,8 @@ deliveries as (
 quarantined_records as (
 
     select *
-    from parsed_records as quarantined
-    where
-        outcome = 'quarantine'
-        and not exists (
-            select 1
-            from parsed_records as newer
-            where
-                newer.topic = quarantined.topic
-                and newer.`partition` = quarantined.`partition`
-                and newer.`offset` = quarantined.`offset`
-                and newer.parsed_at > quarantined.parsed_at
-        )
+    from parsed_records
+    where outcome = 'quarantine'
 
 ),
 

@@ -1,0 +1,99 @@
+{#
+    Every landed record once, parsed on its own by the `cdc_parse_record` UDF (udfs/records.py)
+    into one of three outcomes: a change, a counted ignore class, or a quarantine reason. Landing
+    problems (a line that is no kcat record, bytes that are not text) are quarantined without
+    parsing. Of a record delivered twice, the delivery of the first file by path is kept.
+
+    A Qlik data message names its table only through its metadata message, so here it is held
+    (`unknown_qlik_schema`); int_qlik_records_bound binds it. The UDF runs once per record: this
+    table is read by the binding and by int_records_parsed, never parsed again.
+
+    Incremental: a build parses the deliveries loaded since the newest one here, minus the records
+    already here (a re-delivery, or a build that stopped half-way).
+#}
+
+{{
+    config(
+        materialized='incremental',
+        incremental_strategy='append',
+    )
+}}
+
+with
+
+deliveries as (
+
+    select * from {{ ref('int_landed_deliveries') }}
+    where {{ cdc_is_newer_than_this('loaded_at') }}
+
+),
+
+{% if is_incremental() %}
+records_already_parsed as (
+
+    select
+        topic,
+        `partition`,
+        `offset`
+    from {{ this }}
+
+),
+{% endif %}
+
+new_records as (
+
+    select * except (delivery_number)
+    from (
+        select
+            deliveries.*,
+            row_number() over (
+                partition by deliveries.topic, deliveries.`partition`, deliveries.`offset`
+                order by deliveries.landed_file, deliveries.landing_format
+            ) as delivery_number
+        from deliveries
+        {% if is_incremental() %}
+            left anti join records_already_parsed
+                on
+                    deliveries.topic = records_already_parsed.topic
+                    and deliveries.`partition` = records_already_parsed.`partition`
+                    and deliveries.`offset` = records_already_parsed.`offset`
+        {% endif %}
+    )
+    -- Lines without an identity are each their own record.
+    where delivery_number = 1 or topic is null or `partition` is null or `offset` is null
+
+),
+
+records_parsed as (
+
+    select
+        topic,
+        `partition`,
+        `offset`,
+        kafka_ts,
+        headers,
+        key,
+        payload,
+        landed_file,
+        landing_format,
+        loaded_at,
+        landing_reason,
+        landing_detail,
+        if(
+            landing_reason is null,
+            cdc_parse_record(key, payload, `partition`, `offset`, topic),
+            null
+        ) as parsed
+    from new_records
+
+),
+
+final as (
+
+    select
+        {{- cdc_record_outcome_columns() }}
+    from records_parsed
+
+)
+
+select * from final
