@@ -34,4 +34,5 @@ final as (
 
 )
 
-select * from final
+-- Both sides have the columns of cdc_record_outcome_columns, in its order.
+select * from final  -- noqa: AM04
