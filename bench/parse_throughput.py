@@ -43,7 +43,7 @@ from pyspark.sql import functions as F
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cdc_dbt.generate import TRANSACTION_TOPIC, generate
-from cdc_dbt.session import SPARK_CONF_DIR
+from cdc_dbt.session import PYTHON_WORKER_DAEMON, SPARK_CONF_DIR
 from udfs import json_text
 from udfs import spark as registration
 from udfs.landing import parse_kcat_line
@@ -118,6 +118,7 @@ def start_spark(cores: int) -> SparkSession:
         SparkSession.builder.appName("cdc-dbt parse throughput")
         .master(f"local[{cores}]")
         .config("spark.driver.memory", "2g")
+        .config("spark.python.daemon.module", PYTHON_WORKER_DAEMON)  # as the builds run
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
