@@ -15,6 +15,7 @@ and the parent prints both side by side with their ratio (ours / PySpark's).
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,26 +39,31 @@ def child(daemon: str, events: int, slices: int, repeat: int) -> dict[str, float
     os.environ.setdefault("SPARK_CONF_DIR", str(SPARK_CONF_DIR))
     os.environ["PYSPARK_PYTHON"] = sys.executable
     work = Path(tempfile.mkdtemp(prefix="cdc-bench-worker-"))
-    generate(work / "landing", events=events, keys=max(events // 10, 1), seed=5, partitions=2)
-    records = landed_records(work / "landing")
-    spark = (
-        SparkSession.builder.appName("cdc-dbt python worker")
-        .master("local[2]")
-        .config("spark.python.daemon.module", DAEMONS[daemon])
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    registration.register(spark)
-    frame = cached_frame(spark, records, work / "records.parquet", slices)
-    parse = noop_write(udf_parsed(frame))
-    parse()  # start the workers
-    return {
-        "records": len(records),
-        "task_overhead_ms": task_overhead_ms(spark, 40),
-        "records_per_s": len(records) / best_seconds(parse, repeat),
-    }
+    try:
+        generate(work / "landing", events=events, keys=max(events // 10, 1), seed=5, partitions=2)
+        records = landed_records(work / "landing")
+        spark = (
+            SparkSession.builder.appName("cdc-dbt python worker")
+            .master("local[2]")
+            .config("spark.python.daemon.module", DAEMONS[daemon])
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+        registration.register(spark)
+        frame = cached_frame(spark, records, work / "records.parquet", slices)
+        parse = noop_write(udf_parsed(frame))
+        parse()  # start the workers
+        figures = {
+            "records": len(records),
+            "task_overhead_ms": task_overhead_ms(spark, 40),
+            "records_per_s": len(records) / best_seconds(parse, repeat),
+        }
+        spark.stop()
+        return figures
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main() -> None:
