@@ -61,7 +61,7 @@
     Generations (merge-on-read). The row-state tables, int_row_events_sequenced and
     int_row_versions, are partitioned by `generation`: the build that computed the rows, as the
     microseconds of its start. A build recomputes the keys with new input, from all their events,
-    and writes their rows as a new generation; nothing else is read or copied. A key's rows in
+    and writes their rows as a new generation; nothing else is copied or rewritten. A key's rows in
     older generations are then superseded, and every reader takes each key's newest generation
     (`cdc_newest_generation_rows`). When the rows of the newer generations reach
     `compaction_threshold` times those of the oldest, the build recomputes every key instead
@@ -91,11 +91,10 @@
     {{- return(sizes[-1][0]) -}}
 {% endmacro %}
 
-{# (generation, row count) of each generation before this build, oldest first. Parquet footers answer it. #}
+{# (generation, row count) of each generation of this model's table, oldest first. Parquet footers answer it. #}
 {% macro _cdc_generation_sizes() %}
     {%- set sizes = run_query(
-        'select generation, count(*) from ' ~ this ~ ' where generation < ' ~ cdc_build_generation()
-        ~ ' group by generation order by generation'
+        'select generation, count(*) from ' ~ this ~ ' group by generation order by generation'
     ) %}
     {{- return(sizes.rows | map('list') | list) -}}
 {% endmacro %}
@@ -128,10 +127,12 @@
         {{- return('') -}}
     {%- endif %}
     {%- set generation = cdc_build_generation() %}
-    {%- set older = _cdc_generation_sizes() %}
-    {%- set written = run_query(
-        'select count(*) from ' ~ this ~ ' where generation = ' ~ generation
-    ).columns[0].values()[0] %}
+    {%- set sizes = _cdc_generation_sizes() %}
+    {#- This build's generation is the newest, unless it wrote nothing. #}
+    {%- if not sizes or sizes[-1][0] != generation %}
+        {{- return('') -}}
+    {%- endif %}
+    {%- set older, written = sizes[:-1], sizes[-1][1] %}
     {%- if not older or written < older[0][1] %}
         {{- return('') -}}
     {%- endif %}

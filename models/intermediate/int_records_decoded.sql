@@ -67,18 +67,7 @@ new_records as (
 records_parsed as (
 
     select
-        topic,
-        `partition`,
-        `offset`,
-        kafka_ts,
-        headers,
-        key,
-        payload,
-        landed_file,
-        landing_format,
-        loaded_at,
-        landing_reason,
-        landing_detail,
+        *,
         if(
             landing_reason is null,
             cdc_parse_record(key, payload, `partition`, `offset`, topic),
