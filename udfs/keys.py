@@ -1,22 +1,11 @@
 """The canonical `row_key` of a change: the Kafka message key, decoded and written canonically."""
 
 from collections.abc import Mapping
-from typing import Any
 
 from udfs import json_text
+from udfs.converter import load_message
 from udfs.logical_types import decode_struct
 from udfs.reasons import RecordError
-
-
-def unwrap_converter(message: Any) -> tuple[Any, Mapping[str, Any] | None]:
-    """Split a JsonConverter message `{"schema": ..., "payload": ...}` into (payload, schema).
-
-    A message written without the converter's schema comes back as (message, None).
-    """
-    if isinstance(message, Mapping) and "payload" in message and message.keys() <= {"schema", "payload"}:
-        schema = message.get("schema")
-        return message["payload"], schema if isinstance(schema, Mapping) else None
-    return message, None
 
 
 def row_key_from_kafka_key(key_text: str | None) -> str | None:
@@ -28,7 +17,7 @@ def row_key_from_kafka_key(key_text: str | None) -> str | None:
     if key_text is None:
         return None
     try:
-        key, schema = unwrap_converter(json_text.loads(key_text))
+        key, schema = load_message(key_text)
         if not isinstance(key, Mapping) or not key:
             return None
         return json_text.canonical(decode_struct(key, schema))

@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from udfs import debezium, extended_json, json_text
+from udfs.converter import load_message
 from udfs.events import ParsedRecord
-from udfs.keys import unwrap_converter
 from udfs.reasons import Reason, RecordError
 
 CONNECTOR = "mongodb"
@@ -106,7 +106,7 @@ def id_from_kafka_key(key_text: str | None) -> Any:
     if key_text is None:
         return None
     try:
-        key, _schema = unwrap_converter(json_text.loads(key_text))
+        key, _schema = load_message(key_text)
         if not isinstance(key, Mapping):
             return None
         raw = next((key[name] for name in KEY_FIELDS if key.get(name) is not None), None)

@@ -27,9 +27,9 @@ from itertools import pairwise
 from typing import Any
 
 from udfs import json_text, positions
+from udfs.converter import load_message
 from udfs.debezium import MAX_BIGINT
 from udfs.events import ParsedRecord, ignored, quarantined
-from udfs.keys import unwrap_converter
 from udfs.masks import columns_for_mask
 from udfs.reasons import IgnoreClass, Outcome, Reason, RecordError
 
@@ -361,7 +361,7 @@ def _unknown_bits_note(change_bits: int, column_bits: int) -> str | None:
 def _qlik_body(payload: str | None) -> Mapping[str, Any]:
     if payload is None:
         raise RecordError(Reason.NOT_AN_ENVELOPE, "a Qlik message cannot be null")
-    body, _ = unwrap_converter(json_text.loads(payload))
+    body, _ = load_message(payload)
     if not isinstance(body, Mapping) or not is_qlik_message(body):
         raise RecordError(Reason.NOT_AN_ENVELOPE, "not a Qlik metadata or data message")
     return body

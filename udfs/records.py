@@ -2,9 +2,10 @@
 
 from collections.abc import Mapping
 
-from udfs import debezium, flattened, json_text, mongodb, qlik, transactions
+from udfs import debezium, flattened, mongodb, qlik, transactions
+from udfs.converter import load_message
 from udfs.events import ParsedRecord, ignored, quarantined
-from udfs.keys import row_key_from_kafka_key, unwrap_converter
+from udfs.keys import row_key_from_kafka_key
 from udfs.reasons import IgnoreClass, Reason, RecordError
 
 
@@ -26,7 +27,7 @@ def parse_record(
 def _parse(key: str | None, payload: str | None, partition: int, offset: int, topic: str | None) -> ParsedRecord:
     if payload is None:
         return ignored(IgnoreClass.TOMBSTONE, row_key=row_key_from_kafka_key(key))
-    body, schema = unwrap_converter(json_text.loads(payload))
+    body, schema = load_message(payload)
     if body is None:
         return ignored(IgnoreClass.TOMBSTONE, row_key=row_key_from_kafka_key(key))
     if not isinstance(body, Mapping):
