@@ -15,7 +15,7 @@ import base64
 import binascii
 from collections.abc import Callable, Mapping
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from udfs.reasons import Reason, RecordError
 
@@ -32,6 +32,10 @@ _EPOCH = date(1970, 1, 1)
 _MS_PER_DAY = 86_400_000
 
 Schema = Mapping[str, Any]
+_Result = TypeVar("_Result")
+
+_MAX_MEMOIZED_SCHEMAS = 4096
+_CONTAINER_TYPES = frozenset({"struct", "array", "map"})
 
 
 def is_unavailable(value: Any) -> bool:
@@ -41,12 +45,36 @@ def is_unavailable(value: Any) -> bool:
 
 def decode_struct(value: Mapping[str, Any], schema: Schema | None) -> dict[str, Any]:
     """Decode every field of a struct value by its field schema, keeping the field order."""
-    field_schemas = struct_field_schemas(schema)
-    if not field_schemas:
-        return dict(value)
-    return {name: decode_value(field_value, field_schemas.get(name), name) for name, field_value in value.items()}
+    row = dict(value)
+    for name, field_schema in _fields_to_decode(schema).items():
+        if name in row:
+            row[name] = decode_value(row[name], field_schema, name)
+    return row
 
 
+def _memoized_per_schema(function: Callable[[Any], _Result]) -> Callable[[Any], _Result]:
+    """Memoize a function of a schema by the schema object's identity.
+
+    The converter's schemas are shared objects, one per distinct schema text (`udfs.converter`),
+    so every message of a table asks about the same objects. A memo entry holds its schema, so no
+    other object can take that identity while the entry lives. Callers must not change a result.
+    """
+    memo: dict[int, tuple[Any, _Result]] = {}
+
+    def memoized(schema: Any) -> _Result:
+        entry = memo.get(id(schema))
+        if entry is not None and entry[0] is schema:
+            return entry[1]
+        result = function(schema)
+        if len(memo) >= _MAX_MEMOIZED_SCHEMAS:
+            memo.clear()
+        memo[id(schema)] = (schema, result)
+        return result
+
+    return memoized
+
+
+@_memoized_per_schema
 def struct_field_schemas(schema: Any) -> dict[str, Schema]:
     """A struct schema's field schemas by field name. A schema is metadata the converter writes:
     what is not a list of objects with a `field` name (a hand-made or damaged schema) is left out,
@@ -57,6 +85,18 @@ def struct_field_schemas(schema: Any) -> dict[str, Schema]:
     return {
         field["field"]: field for field in fields if isinstance(field, Mapping) and isinstance(field.get("field"), str)
     }
+
+
+@_memoized_per_schema
+def _fields_to_decode(schema: Any) -> dict[str, Schema]:
+    """The field schemas under which `decode_value` may change a value; it keeps all the others."""
+    field_schemas = struct_field_schemas(schema)
+    return {name: field_schema for name, field_schema in field_schemas.items() if _may_change(field_schema)}
+
+
+def _may_change(schema: Schema) -> bool:
+    name, kind = schema.get("name"), schema.get("type")
+    return (isinstance(name, str) and name in _DECODERS) or (isinstance(kind, str) and kind in _CONTAINER_TYPES)
 
 
 def decode_value(value: Any, schema: Schema | None, path: str = "value") -> Any:
