@@ -7,7 +7,6 @@ integers within `int` / `bigint`, epoch milliseconds that `timestamp_millis` tak
 """
 
 import json
-from dataclasses import fields
 from typing import Any, TypeGuard
 
 from udfs.events import ParsedRecord
@@ -75,8 +74,8 @@ def fits(value: Any, kind: str) -> bool:
 
 
 def assert_fits(row: tuple[Any, ...], struct: list[tuple[str, str]], cls: type[Any]) -> None:
-    """A UDF's tuple has the struct's fields, in the dataclass's order, each of a fitting value."""
-    assert [name for name, _ in struct] == [field.name for field in fields(cls)]
+    """A UDF's tuple has the struct's fields, in the record type's order, each of a fitting value."""
+    assert [name for name, _ in struct] == list(cls._fields)
     assert len(row) == len(struct)
     for value, (name, kind) in zip(row, struct, strict=True):
         assert fits(value, kind), f"{name} = {value!r:.200} does not fit {kind}"

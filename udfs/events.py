@@ -1,12 +1,11 @@
 """What the parsing core makes of one landed record: a change, an ignored record, or a rejection."""
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from udfs.reasons import IgnoreClass, Outcome, RecordError
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedRecord:
+class ParsedRecord(NamedTuple):
     """One landed record, parsed. Exactly one of three shapes, told apart by `outcome`:
 
     - `change`: a row change (or a truncate) with every field below that the format knows;

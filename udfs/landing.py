@@ -6,8 +6,7 @@ record comes back with a quarantine reason instead.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 from udfs import json_text
 from udfs.reasons import Reason, RecordError
@@ -19,8 +18,7 @@ MAX_TIMESTAMP_MS = (2**63 - 1) // 1000
 """The widest epoch-millisecond count Spark's `timestamp_millis` turns into microseconds."""
 
 
-@dataclass(frozen=True, slots=True)
-class LandedRecord:
+class LandedRecord(NamedTuple):
     topic: str | None = None
     partition: int | None = None
     offset: int | None = None
@@ -83,7 +81,7 @@ def _parse_kcat_line(line: str) -> LandedRecord:
     errors = [f"{field}: {record[field]}" for field in ("key_error", "payload_error") if record.get(field)]
     if errors:
         detail = json_text.shorten("kcat could not deserialise the message; " + "; ".join(errors))
-        return replace(landed, reason=Reason.DESERIALIZATION_ERROR.value, detail=detail)
+        return landed._replace(reason=Reason.DESERIALIZATION_ERROR.value, detail=detail)
     return landed
 
 

@@ -15,7 +15,6 @@ measures both and the faster is the default.
 """
 
 from collections.abc import Callable
-from dataclasses import astuple
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -91,5 +90,5 @@ def register(spark: SparkSession, *, arrow: bool = DEFAULT_ARROW) -> None:
 
 
 def _spark_tuple(record: LandedRecord | ParsedRecord) -> tuple[Any, ...]:
-    """A dataclass as the tuple Spark takes for a struct: tuple fields become arrays (lists)."""
-    return tuple(list(value) if isinstance(value, tuple) else value for value in astuple(record))
+    """A record as the tuple Spark takes for a struct: tuple fields become arrays (lists)."""
+    return tuple(list(value) if isinstance(value, tuple) else value for value in record)
