@@ -13,7 +13,7 @@ tables by design, and are the user's choice to run on every build):
 
 Then it checks that both builds gave the same `cdc_history`, and prints the times, the ratio
 incremental / full refresh, and what the incremental build touched (files read, records parsed,
-key buckets rewritten).
+versions written as a new generation, of how many keys).
 """
 
 import argparse
