@@ -30,7 +30,9 @@ def unwrap_converter(message: Any) -> tuple[Any, Mapping[str, Any] | None]:
 def load_message(text: str) -> tuple[Any, Mapping[str, Any] | None]:
     """`unwrap_converter(json_text.loads(text))`, the schema block read once per distinct text.
 
-    The schema that comes back is shared between messages: read it, never change it.
+    The schema that comes back is shared between messages: read it, never change it. One
+    difference: a payload nested exactly as deep as orjson reads (1,024 levels) is read here,
+    while the whole text, one level deeper, is refused as `invalid_json`.
     """
     parts = _converter_parts(text)
     if parts is not None:

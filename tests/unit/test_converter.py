@@ -1,8 +1,8 @@
 """`udfs.converter.load_message` reads what `json.loads` then `unwrap_converter` would, faster."""
 
+import json
 from typing import Any
 
-import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -61,11 +61,30 @@ def test_reads_as_the_whole_text(text: str) -> None:
     assert read_cut(text) == read_whole(text)
 
 
+def test_a_payload_at_the_nesting_limit_is_read_though_the_whole_text_is_not() -> None:
+    deepest = "[" * 1024 + "]" * 1024
+    text = '{"schema":{},"payload":' + deepest + "}"
+    assert read_whole(text) == "invalid_json"
+    payload, schema = load_message(text)
+    assert schema == {}
+    depth = 0
+    while payload:  # walked, not compared: comparing 1,024 nested lists overflows Python's stack
+        payload, depth = payload[0], depth + 1
+    assert (payload, depth) == ([], 1023)
+    deeper = "[" + deepest + "]"
+    assert read_cut('{"schema":{},"payload":' + deeper + "}") == "invalid_json"
+
+
 def test_messages_of_one_schema_text_share_its_schema() -> None:
     first_schema = load_message('{"schema":{"type":"struct","name":"shared"},"payload":{"id":1}}')[1]
     second_schema = load_message('{"schema":{"type":"struct","name":"shared"},"payload":{"id":2}}')[1]
     assert first_schema == {"type": "struct", "name": "shared"}
     assert second_schema is first_schema
+
+
+def compact(value: Any) -> str:
+    """JSON as the converter writes it (orjson cannot write integers beyond 64 bits)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 member_names = st.sampled_from(["schema", "payload", "type", "fields", "a"]) | st.text(max_size=4)
@@ -80,8 +99,8 @@ json_values = st.recursive(
 def test_any_schema_and_payload_read_as_the_whole_text(
     schema: Any, payload: Any, extra_members: list[tuple[str, Any]]
 ) -> None:
-    text = '{"schema":' + orjson.dumps(schema).decode() + ',"payload":' + orjson.dumps(payload).decode()
-    text += "".join(f",{orjson.dumps(name).decode()}:{orjson.dumps(value).decode()}" for name, value in extra_members)
+    text = '{"schema":' + compact(schema) + ',"payload":' + compact(payload)
+    text += "".join(f",{compact(name)}:{compact(value)}" for name, value in extra_members)
     text += "}"
     assert read_cut(text) == read_whole(text)
 
