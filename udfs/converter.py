@@ -41,7 +41,7 @@ def load_message(text: str) -> tuple[Any, Mapping[str, Any] | None]:
             schema = _load_schema(schema_text)
             payload = json_text.loads(payload_text)
         except RecordError:
-            pass  # not cut where the converter joins them: the whole text decides
+            pass  # a cut inside the schema, or no JSON at all: the whole text decides, and says why
         else:
             return payload, schema if isinstance(schema, Mapping) else None
     return unwrap_converter(json_text.loads(text))
