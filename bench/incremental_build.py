@@ -17,13 +17,11 @@ versions written as a new generation, of how many keys).
 """
 
 import argparse
-import json
-import os
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
+from dbt_runs import dbt_run, slowest_models
 from pyspark.sql import SparkSession
 
 from cdc_dbt.generate import generate
@@ -52,33 +50,8 @@ def cut_landing(generated: Path, history: Path, batch: Path, batch_share: float)
     return batch_records
 
 
-def dbt_run(landing: Path, target: Path, *extra: str) -> float:
-    from dbt.cli.main import dbtRunner
-
-    os.environ["CDC_LANDING_DIR"] = str(landing)
-    os.environ["CDC_SCHEMA"] = SCHEMA
-    args = [
-        "run",
-        "--project-dir", str(PACKAGE_PROJECT_DIR),
-        "--profiles-dir", str(PACKAGE_PROJECT_DIR),
-        "--target-path", str(target),
-        "--vars", json.dumps({"landing_schema": f"{SCHEMA}_landing"}),
-        "--quiet",
-        *extra,
-    ]  # fmt: skip
-    started = time.perf_counter()
-    result = dbtRunner().invoke(args)
-    seconds = time.perf_counter() - started
-    if not result.success:
-        raise SystemExit(f"dbt run failed: {result.exception or result.result}")
-    return seconds
-
-
-def slowest_models(target: Path, count: int = 6) -> str:
-    """The models of the last run that took longest, as `name seconds` pairs."""
-    results = json.loads((target / "run_results.json").read_text())["results"]
-    slowest = sorted(results, key=lambda result: -result["execution_time"])[:count]
-    return ", ".join(f"{result['unique_id'].split('.')[-1]} {result['execution_time']:.1f}" for result in slowest)
+def slowest_models_text(target: Path, count: int = 6) -> str:
+    return ", ".join(f"{name} {seconds:.1f}" for name, seconds in slowest_models(target, count))
 
 
 def history_table(spark: SparkSession) -> list[tuple[object, ...]]:
@@ -108,11 +81,11 @@ def main() -> None:
         spark = build_session(settings)
         target = work / "target"
 
-        history_seconds = dbt_run(landing, target)
+        history_seconds = dbt_run(landing, target, SCHEMA)
         landed_before = spark.sql(f"select count(*) from {SCHEMA}.int_landed_deliveries").first()[0]
         shutil.move(work / "batch", landing / "batch")
-        incremental_seconds = dbt_run(landing, target)
-        incremental_models = slowest_models(target)
+        incremental_seconds = dbt_run(landing, target, SCHEMA)
+        incremental_models = slowest_models_text(target)
         newest_load = f"(select max(loaded_at) from {SCHEMA}.int_landed_deliveries)"
         files_read, parsed = spark.sql(
             f"select count(distinct landed_file), count(*) from {SCHEMA}.int_landed_deliveries"
@@ -123,8 +96,8 @@ def main() -> None:
             f" count(*) from (select *, max(generation) over () as newest from {SCHEMA}.int_row_versions)"
         ).first()
         incremental_history = history_table(spark)
-        full_seconds = dbt_run(landing, target, "--full-refresh")
-        full_models = slowest_models(target)
+        full_seconds = dbt_run(landing, target, SCHEMA, "--full-refresh")
+        full_models = slowest_models_text(target)
         same = incremental_history == history_table(spark)
 
         print(f"history: {landed_before:,} records, batch: {batch_records:,} records ({arguments.batch_share:.1%})")

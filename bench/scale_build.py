@@ -58,7 +58,7 @@ class Measured:
 
 def build_child(events: int, keys: int, landing_format: str) -> Measured:
     """Generate, build once, measure; runs in the child process whose JVM it starts."""
-    from dbt.cli.main import dbtRunner
+    from dbt_runs import dbt_run, slowest_models
 
     from cdc_dbt.generate import generate
     from cdc_dbt.session import build_session
@@ -73,21 +73,7 @@ def build_child(events: int, keys: int, landing_format: str) -> Measured:
         landed_bytes = sum(path.stat().st_size for path in landing.rglob("*") if path.is_file())
 
         spark = build_session(Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None))
-        os.environ["CDC_LANDING_DIR"] = str(landing)
-        os.environ["CDC_SCHEMA"] = SCHEMA
-        args = [
-            "run",
-            "--project-dir", str(PACKAGE_PROJECT_DIR),
-            "--profiles-dir", str(PACKAGE_PROJECT_DIR),
-            "--target-path", str(target),
-            "--vars", json.dumps({"landing_schema": f"{SCHEMA}_landing"}),
-            "--quiet",
-        ]  # fmt: skip
-        started = time.perf_counter()
-        result = dbtRunner().invoke(args)
-        build_seconds = time.perf_counter() - started
-        if not result.success:
-            raise SystemExit(f"dbt run failed: {result.exception or result.result}")
+        build_seconds = dbt_run(landing, target, SCHEMA)
 
         counts = spark.sql(
             f"select (select count(*) from {SCHEMA}.int_landed_deliveries),"
@@ -96,8 +82,6 @@ def build_child(events: int, keys: int, landing_format: str) -> Measured:
         assert counts is not None
         records, versions, current_rows = counts
         jvm_pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()  # type: ignore[union-attr]
-        run_results = json.loads((target / "run_results.json").read_text())["results"]
-        slowest = sorted(run_results, key=lambda result: -result["execution_time"])[:5]
         measured = Measured(
             events=events,
             keys=keys,
@@ -108,9 +92,7 @@ def build_child(events: int, keys: int, landing_format: str) -> Measured:
             versions=versions,
             current_rows=current_rows,
             jvm_peak_rss_bytes=peak_resident_bytes(jvm_pid),
-            slowest_models=[
-                (result["unique_id"].split(".")[-1], round(result["execution_time"], 1)) for result in slowest
-            ],
+            slowest_models=slowest_models(target, 5),
         )
         spark.stop()
         return measured

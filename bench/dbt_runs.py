@@ -1,0 +1,38 @@
+"""What the build benchmarks share: one timed `dbt run` of the packaged project, and its slowest models."""
+
+import json
+import os
+import time
+from pathlib import Path
+
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+
+
+def dbt_run(landing: Path, target: Path, schema: str, *extra: str) -> float:
+    """Run the project's models over `landing` into `schema`, in this process's SparkSession; seconds."""
+    from dbt.cli.main import dbtRunner
+
+    os.environ["CDC_LANDING_DIR"] = str(landing)
+    os.environ["CDC_SCHEMA"] = schema
+    args = [
+        "run",
+        "--project-dir", str(PACKAGE_PROJECT_DIR),
+        "--profiles-dir", str(PACKAGE_PROJECT_DIR),
+        "--target-path", str(target),
+        "--vars", json.dumps({"landing_schema": f"{schema}_landing"}),
+        "--quiet",
+        *extra,
+    ]  # fmt: skip
+    started = time.perf_counter()
+    result = dbtRunner().invoke(args)
+    seconds = time.perf_counter() - started
+    if not result.success:
+        raise SystemExit(f"dbt run failed: {result.exception or result.result}")
+    return seconds
+
+
+def slowest_models(target: Path, count: int) -> list[tuple[str, float]]:
+    """The models of the last run that took longest, with their seconds."""
+    results = json.loads((target / "run_results.json").read_text())["results"]
+    slowest = sorted(results, key=lambda result: -result["execution_time"])[:count]
+    return [(result["unique_id"].split(".")[-1], round(result["execution_time"], 1)) for result in slowest]
