@@ -1,6 +1,13 @@
-"""Paths of the shared corpus of real connector messages (never copied into this repository)."""
+"""Paths of the shared corpus of real connector messages (never copied into this repository).
 
+A clone without `../shared/corpus` (a user's) skips the tests that read it, each with a one-line
+reason; CI sets CDC_REQUIRE_CORPUS=1 (`.ci/run`), so there a missing corpus file fails instead.
+"""
+
+import os
 from pathlib import Path
+
+import pytest
 
 CORPUS_DIR = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
@@ -8,7 +15,10 @@ CORPUS_DIR = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 def corpus_file(*parts: str) -> Path:
     path = CORPUS_DIR.joinpath(*parts)
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: the tests need ../shared/corpus beside the checkout")
+        reason = f"{path} is missing: these tests read ../shared/corpus beside the checkout"
+        if os.environ.get("CDC_REQUIRE_CORPUS") == "1":
+            raise FileNotFoundError(reason)
+        pytest.skip(reason, allow_module_level=True)
     return path
 
 
