@@ -2,10 +2,19 @@
 
 A JVM starts once (about 20 s); each later build costs seconds. Each build gets its own target
 schema and landing schema, so results of several builds can be compared side by side.
+
+The test inputs are tiny (hundreds to a few thousand records), so a build's time is the fixed
+cost of its ~200 Spark queries, not data: Spark is sized for that here (SMALL_INPUT_SPARK_CONF),
+for this process and for every `cdc-dbt` process a test starts, and dbt runs independent nodes
+on several threads. `tests/integration/test_cli.py` runs one build with the product's own
+configuration.
 """
 
 import json
 import os
+import shutil
+import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,8 +23,43 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from cdc_dbt.session import build_session
+from cdc_dbt.session import SPARK_CONF_DIR, build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+
+SMALL_INPUT_SPARK_CONF = {
+    # Compiling a query's generated Java (and then JIT-compiling it) costs more than running it
+    # on a few hundred rows: a data test's query runs 1.5-3x faster interpreted.
+    "spark.sql.codegen.wholeStage": "false",
+    # Re-planning each stage after its shuffle pays off on data, not on tests' small inputs.
+    "spark.sql.adaptive.enabled": "false",
+    # Two cores: more shuffle partitions would only mean more tasks of nothing.
+    "spark.sql.shuffle.partitions": "2",
+    # One session runs every build of the suite, tens of thousands of small jobs: Spark's default
+    # 1 GiB driver filled up with their bookkeeping and spent its time collecting garbage.
+    "spark.driver.memory": "3g",
+    "spark.ui.retainedJobs": "50",
+    "spark.ui.retainedStages": "50",
+    "spark.sql.ui.retainedExecutions": "20",
+}
+DBT_THREADS = 4
+"""Independent models and data tests run concurrently on the one SparkSession: while one query
+waits on the metastore or its tasks, another is planned."""
+
+
+def small_input_spark_conf_dir() -> Path:
+    """A SPARK_CONF_DIR with the project's logging and SMALL_INPUT_SPARK_CONF as defaults."""
+    folder = Path(tempfile.mkdtemp(prefix="cdc-dbt-test-spark-conf-"))
+    shutil.copy(SPARK_CONF_DIR / "log4j2.properties", folder)
+    (folder / "spark-defaults.conf").write_text(
+        "".join(f"{name} {value}\n" for name, value in SMALL_INPUT_SPARK_CONF.items())
+    )
+    return folder
+
+
+# Set at import, before any JVM starts: this process's session and the `cdc-dbt` processes tests
+# start (they inherit the environment) read their Spark defaults from here.
+os.environ["SPARK_CONF_DIR"] = str(small_input_spark_conf_dir())
+os.environ["CDC_SHUFFLE_PARTITIONS"] = SMALL_INPUT_SPARK_CONF["spark.sql.shuffle.partitions"]
 
 
 @dataclass
@@ -44,17 +88,21 @@ class DbtProject:
         schema: str,
         variables: dict[str, Any] | None = None,
         *,
+        data_tests: bool = True,
         unit_tests: bool = False,
         select: str | None = None,
         full_refresh: bool = False,
     ) -> Build:
-        """`dbt build` of `landing_dir` into `schema`, data tests included; dbt unit tests only when asked,
-        since they do not depend on the landed data. `select` narrows the build (dbt's --select). A second
-        build into the same schema is incremental, unless `full_refresh`."""
+        """`dbt build` of `landing_dir` into `schema`, data tests included unless `data_tests` is false
+        (for a build whose tables a test proves equal to another build's, whose data tests ran); dbt
+        unit tests only when asked, since they do not depend on the landed data. `select` narrows the
+        build (dbt's --select). A second build into the same schema is incremental, unless
+        `full_refresh`."""
         from dbt.cli.main import dbtRunner
 
         os.environ["CDC_LANDING_DIR"] = str(landing_dir)
         os.environ["CDC_SCHEMA"] = schema
+        excluded = [*([] if data_tests else ["test"]), *([] if unit_tests else ["unit_test"])]
         all_variables = {"landing_schema": f"{schema}_landing", **(variables or {})}
         args = [
             "build",
@@ -63,11 +111,14 @@ class DbtProject:
             "--target-path", str(self.target_dir),
             "--vars", json.dumps(all_variables),
             "--quiet",
-            *([] if unit_tests else ["--exclude-resource-type", "unit_test"]),
+            "--threads", str(DBT_THREADS),
+            *(["--exclude-resource-type", *excluded] if excluded else []),
             *([] if select is None else ["--select", select]),
             *(["--full-refresh"] if full_refresh else []),
         ]  # fmt: skip
+        started = time.monotonic()
         result = dbtRunner().invoke(args)
+        BUILD_TIMES.append(build_time(schema, time.monotonic() - started, self.target_dir / "run_results.json"))
         if not result.success:
             failures = [
                 f"{node.node.name}: {node.message}"
@@ -78,10 +129,50 @@ class DbtProject:
         return Build(self.spark, schema)
 
 
+@dataclass
+class BuildTime:
+    """Where one `dbt build` spent its time: its wall time, and the execution time of its models,
+    data tests and unit tests, each summed over its nodes (they overlap on several threads)."""
+
+    schema: str
+    wall: float
+    models: float
+    data_tests: float
+    unit_tests: float
+    nodes: int
+
+
+BUILD_TIMES: list[BuildTime] = []
+
+
+def build_time(schema: str, wall: float, run_results: Path) -> BuildTime:
+    results = json.loads(run_results.read_text())["results"] if run_results.exists() else []
+    by_type = {"model": 0.0, "test": 0.0, "unit_test": 0.0}
+    for result in results:
+        resource_type = result["unique_id"].split(".", 1)[0]
+        if resource_type in by_type:
+            by_type[resource_type] += result["execution_time"]
+    return BuildTime(schema, wall, by_type["model"], by_type["test"], by_type["unit_test"], len(results))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Each in-process dbt build of the run, so a slow suite shows which builds and which part."""
+    if not BUILD_TIMES:
+        return
+    terminalreporter.section("in-process dbt builds: wall seconds, then seconds summed over nodes")
+    terminalreporter.write_line(f"{'schema':<28}{'wall':>8}{'models':>8}{'data':>8}{'unit':>8}{'nodes':>7}")
+    total = BuildTime("(all)", *(sum(column) for column in zip(*[
+        (b.wall, b.models, b.data_tests, b.unit_tests, b.nodes) for b in BUILD_TIMES
+    ], strict=True)))  # fmt: skip
+    for build in [*BUILD_TIMES, total]:
+        terminalreporter.write_line(
+            f"{build.schema:<28}{build.wall:>8.1f}{build.models:>8.1f}{build.data_tests:>8.1f}"
+            f"{build.unit_tests:>8.1f}{build.nodes:>7}"
+        )
+
+
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
-    # The test inputs are small: fewer shuffle partitions mean fewer, cheaper tasks per query.
-    os.environ.setdefault("CDC_SHUFFLE_PARTITIONS", "2")
     warehouse_dir = tmp_path_factory.mktemp("warehouse")
     settings = Settings(
         project_dir=PACKAGE_PROJECT_DIR,
@@ -97,3 +188,13 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
 @pytest.fixture(scope="session")
 def dbt_project(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> DbtProject:
     return DbtProject(spark, tmp_path_factory.mktemp("dbt-target"))
+
+
+DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
+
+
+@pytest.fixture(scope="session")
+def demo_build(dbt_project: DbtProject) -> Build:
+    """The bundled demo, built once for every test that reads it, with dbt's unit tests too (they
+    need one build, not every one)."""
+    return dbt_project.build(DEMO_LANDING, schema="demo", unit_tests=True)

@@ -16,9 +16,8 @@ import pytest
 from cdc_dbt.generate import TRANSACTION_TOPIC, generate
 from cdc_dbt.generate_other_sources import MONGO_TOPIC, QLIK_DATA_TOPIC
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
-from tests.integration.conftest import Build, DbtProject
+from tests.integration.conftest import DEMO_LANDING, Build, DbtProject
 
-DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
 DEMO_ORACLE = PACKAGE_PROJECT_DIR / "demo" / "expected_final_state.json"
 
 
@@ -41,12 +40,6 @@ def oracle(path: Path) -> dict[str, dict[str, Any]]:
         for table, rows in json.loads(path.read_text()).items()
         if rows
     }
-
-
-@pytest.fixture(scope="module")
-def demo_build(dbt_project: DbtProject) -> Build:
-    """The bundled demo, built once with dbt's unit tests too (they need one build, not every one)."""
-    return dbt_project.build(DEMO_LANDING, schema="demo", unit_tests=True)
 
 
 def test_bundled_demo_reaches_the_generators_final_state(demo_build: Build) -> None:

@@ -1,10 +1,11 @@
 """`SPARK_MASTER_URL` (SPEC §2): the same build on a Spark standalone cluster gives the same tables.
 
 A master and two one-core workers start on 127.0.0.1 from the pip pyspark. `cdc-dbt build` of the
-bundled demo landing runs twice as a user runs it, each a separate driver process with its own
-warehouse and schema: once on the cluster, once on the embedded local Spark (at the same time, to
-save wall time); then every output table (models/marts/) is compared row for row through
-`cdc-dbt sql`.
+bundled demo landing runs on it as a user runs it, a separate driver process with its own
+warehouse and schema; then every output table (models/marts/) is compared row for row, read
+through `cdc-dbt sql`, with the embedded Spark's build of the same landing (the suite's shared
+`demo_build`, whose data tests ran). The demo is the smallest landing that reaches every output
+table: PostgreSQL, Qlik and MongoDB marts, a truncate, transactions.
 
 The parsing core must reach the executors the way it does on a real cluster, shipped by the driver
 (`cdc_dbt.session._ship_udfs`). Here it could also arrive by accident: this checkout is installed
@@ -34,11 +35,11 @@ import pyspark
 import pytest
 
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from tests.integration.conftest import DEMO_LANDING, Build
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
-LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
 CLI = [sys.executable, "-m", "cdc_dbt.cli"]
 WORKERS = 2
 STARTUP_SECONDS = 120
@@ -203,7 +204,7 @@ def cdc_dbt(what: str, args: list[str], folder: Path, extra: dict[str, str]) -> 
         for name, value in os.environ.items()
         if not name.startswith("CDC_") and name not in ("SPARK_MASTER_URL", "PYSPARK_PYTHON")
     }
-    environment |= {"CDC_LANDING_DIR": str(LANDING), "CDC_SHUFFLE_PARTITIONS": "2", **extra}
+    environment |= {"CDC_LANDING_DIR": str(DEMO_LANDING), "CDC_SHUFFLE_PARTITIONS": "2", **extra}
     stdout, stderr = folder / f"{args[0]}.out", folder / f"{args[0]}.err"
     with stdout.open("wb") as out, stderr.open("wb") as err:
         process = subprocess.Popen([*CLI, *args], cwd=PACKAGE_PROJECT_DIR, env=environment, stdout=out, stderr=err)
@@ -219,7 +220,7 @@ class Target:
 
     def build_args(self) -> list[str]:
         # Models only: the row-for-row comparison with the local build is this test's oracle, and the
-        # 168 data tests (which the rest of the suite runs) would take most of its time.
+        # data tests (the local build ran them) would take most of its time.
         return ["build", "--resource-type", "model",
                 "--target-path", str(self.folder / "target"), "--log-path", str(self.folder / "logs")]  # fmt: skip
 
@@ -235,19 +236,20 @@ class Target:
             if node["resource_type"] == "model" and node["original_file_path"].startswith("models/marts/")
         }
 
-    def rows_query(self, tables: set[str]) -> str:
-        return " union all ".join(
-            f"select '{table}' as table_name, to_json(struct(*)) as row_json from `{self.schema}`.`{table}`"
-            for table in sorted(tables)
-        )
+
+def rows_query(schema: str, tables: set[str]) -> str:
+    """Every row of `tables` as (table_name, row_json)."""
+    return " union all ".join(
+        f"select '{table}' as table_name, to_json(struct(*)) as row_json from `{schema}`.`{table}`"
+        for table in sorted(tables)
+    )
 
 
-def table_rows(sql_output: str) -> dict[str, list[str]]:
-    rows: dict[str, list[str]] = {}
-    for line in sql_output.splitlines():
-        row = json.loads(line)
-        rows.setdefault(row["table_name"], []).append(row["row_json"])
-    return {table: sorted(values) for table, values in rows.items()}
+def table_rows(rows: list[dict[str, str]]) -> dict[str, list[str]]:
+    by_table: dict[str, list[str]] = {}
+    for row in rows:
+        by_table.setdefault(row["table_name"], []).append(row["row_json"])
+    return {table: sorted(values) for table, values in by_table.items()}
 
 
 @pytest.fixture
@@ -259,17 +261,8 @@ def runs() -> Iterator[list[Run]]:
         run.stop()
 
 
-@pytest.fixture
-def local_build(tmp_path: Path, runs: list[Run]) -> tuple[Target, Run]:
-    """The build on the embedded Spark, started before the cluster: the two overlap."""
-    local = Target(tmp_path / "local", "cdc_local")
-    local.folder.mkdir()
-    runs.append(cdc_dbt("the local build", local.build_args(), local.folder, local.environment()))
-    return local, runs[-1]
-
-
 def test_a_cluster_build_equals_the_local_build(
-    local_build: tuple[Target, Run], spark_cluster: Cluster, runs: list[Run], tmp_path: Path
+    demo_build: Build, spark_cluster: Cluster, runs: list[Run], tmp_path: Path
 ) -> None:
     probe = subprocess.run(
         [str(spark_cluster.python), "-c", "import pyspark, pyarrow, pandas, orjson\nimport udfs"],
@@ -281,7 +274,6 @@ def test_a_cluster_build_equals_the_local_build(
     assert "No module named 'udfs'" in probe.stderr, f"executors could import udfs by themselves: {probe}"
     spark_cluster.python_launches.unlink()
 
-    local, local_run = local_build
     on_cluster = Target(tmp_path / "on-cluster", "cdc_on_cluster")
     on_cluster.folder.mkdir()
     cluster_environment_of_driver = {
@@ -294,18 +286,19 @@ def test_a_cluster_build_equals_the_local_build(
     runs.append(
         cdc_dbt("the build on the cluster", on_cluster.build_args(), on_cluster.folder, cluster_environment_of_driver)
     )
-    cluster_run = runs[-1]
-    # Each warehouse is read back by the embedded Spark (the same files, whoever wrote them) as soon
-    # as its build is done: the local one usually finishes first.
-    queries = {}
-    for target, run in ((local, local_run), (on_cluster, cluster_run)):
-        run.finish()
-        tables = target.output_tables()
-        assert tables >= CORE_TABLES | TYPED_MARTS, tables
-        queries[target.schema] = cdc_dbt(
-            f"reading {target.schema}", ["sql", target.rows_query(tables)], target.folder, target.environment()
+    runs[-1].finish()
+    tables = on_cluster.output_tables()
+    assert tables >= CORE_TABLES | TYPED_MARTS, tables
+    # The cluster's warehouse is read back by the embedded Spark (the same files, whoever wrote them).
+    runs.append(
+        cdc_dbt(
+            "reading the cluster's tables",
+            ["sql", rows_query(on_cluster.schema, tables)],
+            on_cluster.folder,
+            on_cluster.environment(),
         )
-        runs.append(queries[target.schema])
+    )
+    cluster_output = runs[-1].finish()
 
     status = spark_cluster.status()
     assert [app["name"] for app in status["completedapps"] + status["activeapps"]] == ["cdc-dbt"], status
@@ -313,9 +306,8 @@ def test_a_cluster_build_equals_the_local_build(
     shipped = [path for worker_dir in spark_cluster.worker_dirs for path in worker_dir.rglob("udfs.zip")]
     assert shipped, "no executor fetched the driver's udfs.zip"
 
-    tables = on_cluster.output_tables()
-    assert tables == local.output_tables()
-    cluster_rows, local_rows = (table_rows(queries[target.schema].finish()) for target in (on_cluster, local))
+    cluster_rows = table_rows([json.loads(line) for line in cluster_output.splitlines()])
+    local_rows = table_rows(demo_build.rows(rows_query("{schema}", tables)))
     assert {table for table in CORE_TABLES | TYPED_MARTS if not local_rows.get(table)} <= {"cdc_quarantine"}
     differing = {
         table: (len(cluster_rows.get(table, [])), len(local_rows.get(table, [])))
