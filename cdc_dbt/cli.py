@@ -1,7 +1,17 @@
-"""`cdc-dbt`: dbt in the same process as a SparkSession with the project's UDFs (SPEC §2).
+"""`cdc-dbt`: dbt in the same process as a SparkSession with the project's UDFs.
 
-cdc-dbt build [dbt flags]        any dbt command, run on the embedded (or SPARK_MASTER_URL) Spark
-cdc-dbt sql "<Spark SQL>"        one query; each result row printed as one JSON object per line
+usage:
+  cdc-dbt build [dbt flags]        any dbt command (run, test, docs generate, ...), run on the
+                                   embedded Spark, or on SPARK_MASTER_URL's cluster
+  cdc-dbt sql "<Spark SQL>"        one query; each result row printed as one JSON object per line
+  cdc-dbt --version | --help
+
+environment (each optional):
+  CDC_LANDING_DIR     folder of landed files, read recursively      (default: demo/landing)
+  CDC_WAREHOUSE_DIR   table data and metastore of the warehouse     (default: .warehouse)
+  CDC_SCHEMA          the Spark database of the output tables       (default: cdc)
+  SPARK_MASTER_URL    a Spark cluster, e.g. spark://host:7077       (default: embedded local[*])
+  CDC_SHUFFLE_PARTITIONS  spark.sql.shuffle.partitions              (default: 8)
 """
 
 import datetime as dt
@@ -10,19 +20,33 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from typing import Any
 
 from cdc_dbt.settings import Settings, load_settings
 
 USAGE = __doc__ or ""
 
+LANDING_READERS = ("build", "run")
+"""The dbt commands that read the landing folder: a missing one is a mistake, not an empty build."""
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in ("-h", "--help"):
+    if not args:
+        print(USAGE.strip(), file=sys.stderr)
+        return 2
+    if args[0] in ("-h", "--help"):
         print(USAGE.strip())
-        return 0 if args else 2
+        return 0
+    if args[0] == "--version":
+        print(version_line())
+        return 0
     settings = load_settings()
+    mistake = folder_mistake(args[0], settings)
+    if mistake:
+        print(f"cdc-dbt: {mistake}", file=sys.stderr)
+        return 2
     try:
         if args[0] == "sql":
             if len(args) != 2:
@@ -33,6 +57,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
         print(f"cdc-dbt: {error}", file=sys.stderr)
         return 1
+
+
+def version_line() -> str:
+    """This package's version and the versions of what it runs on, without starting anything."""
+    versions = {name: metadata.version(name) for name in ("cdc-dbt", "dbt-core", "dbt-spark", "pyspark")}
+    return f"cdc-dbt {versions.pop('cdc-dbt')} ({', '.join(f'{name} {v}' for name, v in versions.items())})"
+
+
+def folder_mistake(command: str, settings: Settings) -> str | None:
+    """A folder the command needs that does not exist, said before any JVM starts; else None.
+
+    A build creates its warehouse but never its landing folder: a mistyped CDC_LANDING_DIR would
+    otherwise build empty and end green. A query never creates a warehouse: a mistyped
+    CDC_WAREHOUSE_DIR would otherwise answer TABLE_OR_VIEW_NOT_FOUND from a new, empty one.
+    """
+    if command in LANDING_READERS and not settings.landing_dir.is_dir():
+        return f"the landing folder {settings.landing_dir} does not exist (CDC_LANDING_DIR)"
+    if command == "sql" and not settings.metastore_dir.is_dir():
+        return (
+            f"no warehouse at {settings.warehouse_dir} (CDC_WAREHOUSE_DIR): run `cdc-dbt build` first,"
+            " or point CDC_WAREHOUSE_DIR at an existing one"
+        )
+    return None
 
 
 def run_dbt(settings: Settings, args: list[str]) -> int:

@@ -1,0 +1,66 @@
+"""What `cdc-dbt` says before any JVM starts: usage, version, and folders that do not exist.
+
+Each case runs the command as a user does, in its own process, with no Java reachable (no
+JAVA_HOME, a PATH without `java`): an answer that needed Spark would be the Java-missing line
+instead of the one asserted.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+
+CLI = [sys.executable, "-m", "cdc_dbt.cli"]
+
+
+def cdc_dbt(*args: str, **environment: str) -> subprocess.CompletedProcess[str]:
+    without_java = {name: value for name, value in os.environ.items() if name not in ("JAVA_HOME", "CDC_SCHEMA")}
+    without_java["PATH"] = "/nonexistent"
+    return subprocess.run(
+        [*CLI, *args],
+        cwd=PACKAGE_PROJECT_DIR,
+        env={**without_java, **environment},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_no_arguments_prints_usage_and_the_environment_on_stderr() -> None:
+    run = cdc_dbt()
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert "usage:" in run.stderr
+    assert all(name in run.stderr for name in ("CDC_LANDING_DIR", "CDC_WAREHOUSE_DIR", "SPARK_MASTER_URL"))
+
+
+def test_help_prints_usage_on_stdout() -> None:
+    run = cdc_dbt("--help")
+    assert (run.returncode, run.stderr) == (0, "")
+    assert run.stdout.startswith("`cdc-dbt`") and "cdc-dbt sql" in run.stdout
+
+
+def test_version_is_one_line_with_what_it_runs_on() -> None:
+    run = cdc_dbt("--version")
+    assert (run.returncode, run.stderr) == (0, "")
+    assert run.stdout.startswith("cdc-dbt 0.1.0 (dbt-core 1.11.") and len(run.stdout.splitlines()) == 1
+    assert "pyspark 4.1.1" in run.stdout
+
+
+def test_a_build_of_a_landing_folder_that_does_not_exist_fails_naming_it(tmp_path: Path) -> None:
+    landing, warehouse = tmp_path / "landnig", tmp_path / "warehouse"
+    run = cdc_dbt("build", CDC_LANDING_DIR=str(landing), CDC_WAREHOUSE_DIR=str(warehouse))
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [f"cdc-dbt: the landing folder {landing} does not exist (CDC_LANDING_DIR)"]
+    assert not landing.exists() and not warehouse.exists(), "nothing is created"
+
+
+def test_a_query_of_a_warehouse_that_does_not_exist_fails_naming_it(tmp_path: Path) -> None:
+    warehouse = tmp_path / "warehuose"
+    run = cdc_dbt("sql", "select count(*) from cdc.cdc_current", CDC_WAREHOUSE_DIR=str(warehouse))
+    assert run.returncode == 2
+    [line] = run.stderr.splitlines()
+    assert line.startswith(f"cdc-dbt: no warehouse at {warehouse} (CDC_WAREHOUSE_DIR)")
+    assert not warehouse.exists(), "a query never creates a warehouse"
