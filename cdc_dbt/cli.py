@@ -29,6 +29,8 @@ USAGE = __doc__ or ""
 
 LANDING_READERS = ("build", "run")
 """The dbt commands that read the landing folder: a missing one is a mistake, not an empty build."""
+WAREHOUSE_FREE_COMMANDS = ("ls", "list", "parse", "deps", "clean")
+"""dbt commands that never open a connection (`debug` does: it starts the session to test it)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -82,14 +84,21 @@ def folder_mistake(command: str, settings: Settings) -> str | None:
     return None
 
 
+def needs_spark(args: list[str]) -> bool:
+    """Whether this dbt command touches the warehouse. Listing, parsing, installing packages and
+    any `--help` read only the project's files: they answer without a JVM."""
+    return args[0] not in WAREHOUSE_FREE_COMMANDS and not {"-h", "--help"} & set(args)
+
+
 def run_dbt(settings: Settings, args: list[str]) -> int:
     from dbt.cli.main import dbtRunner
 
-    from cdc_dbt.recovery import remove_orphaned_table_folders
-    from cdc_dbt.session import build_session
+    if needs_spark(args):
+        from cdc_dbt.recovery import remove_orphaned_table_folders
+        from cdc_dbt.session import build_session
 
-    spark = build_session(settings)
-    remove_orphaned_table_folders(spark, os.environ.get("CDC_SCHEMA", "cdc"))
+        spark = build_session(settings)
+        remove_orphaned_table_folders(spark, os.environ.get("CDC_SCHEMA", "cdc"))
     # Models read these through env_var(); resolved here so defaults and overrides agree.
     os.environ["CDC_LANDING_DIR"] = str(settings.landing_dir)
     os.environ["CDC_WAREHOUSE_DIR"] = str(settings.warehouse_dir)

@@ -64,3 +64,24 @@ def test_a_query_of_a_warehouse_that_does_not_exist_fails_naming_it(tmp_path: Pa
     [line] = run.stderr.splitlines()
     assert line.startswith(f"cdc-dbt: no warehouse at {warehouse} (CDC_WAREHOUSE_DIR)")
     assert not warehouse.exists(), "a query never creates a warehouse"
+
+
+def test_listing_the_project_needs_no_jvm(tmp_path: Path) -> None:
+    run = cdc_dbt(
+        "ls",
+        "--select",
+        "cdc_current",
+        "--resource-type",
+        "model",
+        "--target-path",
+        str(tmp_path / "target"),
+        "--quiet",
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.split() == ["cdc_dbt.marts.core.cdc_current"]
+
+
+def test_a_dbt_commands_help_needs_no_jvm() -> None:
+    run = cdc_dbt("build", "--help")
+    assert run.returncode == 0, run.stderr
+    assert "Usage:" in run.stdout and "--select" in run.stdout
