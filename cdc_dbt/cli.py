@@ -24,6 +24,7 @@ from importlib import metadata
 from typing import Any
 
 from cdc_dbt.settings import Settings, load_settings
+from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
 
 USAGE = __doc__ or ""
 
@@ -49,13 +50,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if mistake:
         print(f"cdc-dbt: {mistake}", file=sys.stderr)
         return 2
+    if args[0] == "sql" and len(args) != 2:
+        print('usage: cdc-dbt sql "<Spark SQL query>"', file=sys.stderr)
+        return 2
     try:
+        # Held until this process ends: the warehouse's metastore admits one process.
+        _lock = hold_warehouse(settings.warehouse_dir, args[0]) if args[0] == "sql" or needs_spark(args) else None
         if args[0] == "sql":
-            if len(args) != 2:
-                print('usage: cdc-dbt sql "<Spark SQL query>"', file=sys.stderr)
-                return 2
             return run_sql(settings, args[1])
         return run_dbt(settings, args)
+    except WarehouseInUseError as error:
+        print(f"cdc-dbt: {error}", file=sys.stderr)
+        return 3
     except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
         print(f"cdc-dbt: {error}", file=sys.stderr)
         return 1

@@ -11,12 +11,18 @@ from pyspark.sql import SparkSession
 from cdc_dbt.cli import run_dbt
 from cdc_dbt.session import build_session
 from cdc_dbt.settings import Settings, load_settings
+from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
 
 SAMPLE_ROWS = 3
 
 
 def main() -> int:
     settings = load_settings()
+    try:
+        _lock = hold_warehouse(settings.warehouse_dir, "demo")  # held until this process ends
+    except WarehouseInUseError as error:
+        print(f"cdc-dbt demo: {error}", file=sys.stderr)
+        return 3
     if run_dbt(settings, ["build"]) != 0:
         return 1
     print_summary(build_session(settings), settings, os.environ.get("CDC_SCHEMA", "cdc"))

@@ -1,4 +1,5 @@
-"""What `cdc-dbt` says before any JVM starts: usage, version, and folders that do not exist.
+"""What `cdc-dbt` says before any JVM starts: usage, version, folders that do not exist, a
+warehouse another process holds.
 
 Each case runs the command as a user does, in its own process, with no Java reachable (no
 JAVA_HOME, a PATH without `java`): an answer that needed Spark would be the Java-missing line
@@ -10,7 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
 
 CLI = [sys.executable, "-m", "cdc_dbt.cli"]
 
@@ -85,3 +89,38 @@ def test_a_dbt_commands_help_needs_no_jvm() -> None:
     run = cdc_dbt("build", "--help")
     assert run.returncode == 0, run.stderr
     assert "Usage:" in run.stdout and "--select" in run.stdout
+
+
+def test_a_query_while_another_process_holds_the_warehouse_says_who_in_one_line(tmp_path: Path) -> None:
+    warehouse = tmp_path / "warehouse"
+    (warehouse / "metastore_db").mkdir(parents=True)
+    held = hold_warehouse(warehouse, "build")
+    try:
+        run = cdc_dbt("sql", "select 1", CDC_WAREHOUSE_DIR=str(warehouse))
+    finally:
+        held.close()
+    assert run.returncode == 3
+    [line] = run.stderr.splitlines()
+    holder = f"process {os.getpid()} (cdc-dbt build, since"
+    assert line.startswith(f"cdc-dbt: the warehouse {warehouse} is in use by {holder}")
+    assert line.endswith(": wait for it to finish, then run this again")
+
+
+def test_a_killed_holder_leaves_the_warehouse_free(tmp_path: Path) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_AND_WAIT, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    with pytest.raises(WarehouseInUseError, match=f"in use by process {holder.pid} "):
+        hold_warehouse(tmp_path, "sql")
+    holder.kill()
+    holder.wait()
+    hold_warehouse(tmp_path, "sql").close()
+
+
+HOLD_AND_WAIT = """
+import sys, time
+from pathlib import Path
+from cdc_dbt.warehouse_lock import hold_warehouse
+lock = hold_warehouse(Path(sys.argv[1]), "build")
+print("held", flush=True)
+time.sleep(120)
+"""
