@@ -18,6 +18,7 @@ import datetime as dt
 import decimal
 import json
 import os
+import socket
 import sys
 from collections.abc import Sequence
 from importlib import metadata
@@ -46,7 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(version_line())
         return 0
     settings = load_settings()
-    mistake = folder_mistake(args[0], settings)
+    mistake = folder_mistake(args[0], settings) or (
+        unreachable_master(settings.master_url) if args[0] == "sql" or needs_spark(args) else None
+    )
     if mistake:
         print(f"cdc-dbt: {mistake}", file=sys.stderr)
         return 2
@@ -88,6 +91,23 @@ def folder_mistake(command: str, settings: Settings) -> str | None:
             " or point CDC_WAREHOUSE_DIR at an existing one"
         )
     return None
+
+
+def unreachable_master(master_url: str | None, timeout_seconds: float = 5.0) -> str | None:
+    """For a standalone master (`spark://host:port`, several for HA), what failed when none of them
+    accepts a connection; else None. Spark itself would retry for a minute, then fail in dozens of
+    py4j lines that never name the URL."""
+    if not master_url or not master_url.startswith("spark://"):
+        return None
+    failures = []
+    for address in master_url.removeprefix("spark://").split(","):
+        host, _, port = address.rpartition(":")
+        try:
+            socket.create_connection((host, int(port)), timeout=timeout_seconds).close()
+            return None
+        except (OSError, ValueError) as error:
+            failures.append(f"{address}: {getattr(error, 'strerror', None) or error}")
+    return f"cannot reach the Spark master {master_url} (SPARK_MASTER_URL): {'; '.join(failures)}"
 
 
 def needs_spark(args: list[str]) -> bool:

@@ -1,5 +1,5 @@
 """What `cdc-dbt` says before any JVM starts: usage, version, folders that do not exist, a
-warehouse another process holds.
+warehouse another process holds, a Spark master nobody answers at.
 
 Each case runs the command as a user does, in its own process, with no Java reachable (no
 JAVA_HOME, a PATH without `java`): an answer that needed Spark would be the Java-missing line
@@ -7,6 +7,7 @@ instead of the one asserted.
 """
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +29,7 @@ def cdc_dbt(*args: str, **environment: str) -> subprocess.CompletedProcess[str]:
         env={**without_java, **environment},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,  # a safety net, not a measure: dbt parses the project in ls and --help
     )
 
 
@@ -124,3 +125,16 @@ lock = hold_warehouse(Path(sys.argv[1]), "build")
 print("held", flush=True)
 time.sleep(120)
 """
+
+
+def test_an_unreachable_spark_master_is_named_in_one_line(tmp_path: Path) -> None:
+    with socket.socket() as closed:  # a port nothing listens on: bound, never listening
+        closed.bind(("127.0.0.1", 0))
+        master = f"spark://127.0.0.1:{closed.getsockname()[1]}"
+        run = cdc_dbt(
+            "build", CDC_LANDING_DIR=str(tmp_path), CDC_WAREHOUSE_DIR=str(tmp_path / "w"), SPARK_MASTER_URL=master
+        )
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        f"cdc-dbt: cannot reach the Spark master {master} (SPARK_MASTER_URL): {master[8:]}: Connection refused"
+    ]
