@@ -125,6 +125,8 @@ def run_dbt(settings: Settings, args: list[str]) -> int:
 
         spark = build_session(settings)
         remove_orphaned_table_folders(spark, os.environ.get("CDC_SCHEMA", "cdc"))
+    # Colour codes only for a terminal: a log file or a CI console gets plain text.
+    os.environ.setdefault("DBT_USE_COLORS", "true" if sys.stdout.isatty() else "false")
     # Models read these through env_var(); resolved here so defaults and overrides agree.
     os.environ["CDC_LANDING_DIR"] = str(settings.landing_dir)
     os.environ["CDC_WAREHOUSE_DIR"] = str(settings.warehouse_dir)

@@ -41,6 +41,7 @@ def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
     built = cdc_dbt(["build"], landing, warehouse)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     assert "Completed successfully" in built.stdout
+    assert "\x1b[" not in built.stdout, "no colour codes when stdout is not a terminal"
 
     queried = cdc_dbt(
         [

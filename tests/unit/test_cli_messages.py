@@ -71,19 +71,11 @@ def test_a_query_of_a_warehouse_that_does_not_exist_fails_naming_it(tmp_path: Pa
     assert not warehouse.exists(), "a query never creates a warehouse"
 
 
-def test_listing_the_project_needs_no_jvm(tmp_path: Path) -> None:
-    run = cdc_dbt(
-        "ls",
-        "--select",
-        "cdc_current",
-        "--resource-type",
-        "model",
-        "--target-path",
-        str(tmp_path / "target"),
-        "--quiet",
-    )
+def test_listing_the_project_needs_no_jvm_and_a_pipe_gets_no_colour_codes(tmp_path: Path) -> None:
+    run = cdc_dbt("ls", "--select", "cdc_current", "--resource-type", "model", "--target-path", str(tmp_path))
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.split() == ["cdc_dbt.marts.core.cdc_current"]
+    assert run.stdout.splitlines()[-1] == "cdc_dbt.marts.core.cdc_current"
+    assert "Running with dbt=" in run.stdout and "\x1b[" not in run.stdout
 
 
 def test_a_dbt_commands_help_needs_no_jvm() -> None:
