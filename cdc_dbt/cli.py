@@ -47,9 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(version_line())
         return 0
     settings = load_settings()
-    mistake = folder_mistake(args[0], settings) or (
-        unreachable_master(settings.master_url) if args[0] == "sql" or needs_spark(args) else None
-    )
+    starts_spark = args[0] == "sql" or needs_spark(args)
+    mistake = folder_mistake(args[0], settings) or (unreachable_master(settings.master_url) if starts_spark else None)
     if mistake:
         print(f"cdc-dbt: {mistake}", file=sys.stderr)
         return 2
@@ -58,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         # Held until this process ends: the warehouse's metastore admits one process.
-        _lock = hold_warehouse(settings.warehouse_dir, args[0]) if args[0] == "sql" or needs_spark(args) else None
+        _lock = hold_warehouse(settings.warehouse_dir, args[0]) if starts_spark else None
         if args[0] == "sql":
             return run_sql(settings, args[1])
         return run_dbt(settings, args)

@@ -36,9 +36,13 @@ def test_project_dir_is_found_upwards_else_this_checkout(tmp_path: Path) -> None
     assert find_project_dir(Path("/")) == PACKAGE_PROJECT_DIR
 
 
-def test_missing_java_is_one_clear_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_java_is_one_clear_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", "")
+    (tmp_path / "metastore_db").mkdir()  # a warehouse that exists: the query gets as far as Java
+    monkeypatch.setenv("CDC_WAREHOUSE_DIR", str(tmp_path))
     with pytest.raises(session.JavaMissingError, match="Java 17"):
         session.require_java()
     assert cli.main(["sql", "select 1"]) == 1
@@ -46,6 +50,7 @@ def test_missing_java_is_one_clear_line(monkeypatch: pytest.MonkeyPatch, capsys:
     assert error.startswith("cdc-dbt: Java 17 or newer is needed") and len(error.strip().splitlines()) == 1
 
 
-def test_usage_without_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_without_arguments_goes_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main([]) == 2
-    assert "cdc-dbt sql" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert captured.out == "" and "cdc-dbt sql" in captured.err
