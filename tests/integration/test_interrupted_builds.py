@@ -30,12 +30,12 @@ from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 from tests.harness import arrival_batches, generate_scenario, oracle_of_records, split_into_files, write_landing
 from tests.integration.conftest import DbtProject
 
+pytestmark = pytest.mark.slow
+
 SEED = 7001
 SCENARIOS = (("interrupted_a", 11, 3), ("interrupted_b", 12, 2))
 EVENTS_PER_SCENARIO = 300
 CLI_BUILD = [sys.executable, "-m", "cdc_dbt.cli", "build"]
-
-pytestmark = pytest.mark.slow
 HISTORY_COLUMNS = (
     "source_db, source_table, row_key, version, row, valid_from, valid_to, is_current, ended_by, op, source_position"
 )
