@@ -121,9 +121,11 @@ class DbtProject:
             *([] if select is None else ["--select", select]),
             *(["--full-refresh"] if full_refresh else []),
         ]  # fmt: skip
+        run_results = self.target_dir / "run_results.json"
+        run_results.unlink(missing_ok=True)  # a build that fails early must not report the previous one's nodes
         started = time.monotonic()
         result = dbtRunner().invoke(args)
-        BUILD_TIMES.append(build_time(schema, time.monotonic() - started, self.target_dir / "run_results.json"))
+        BUILD_TIMES.append(build_time(schema, time.monotonic() - started, run_results))
         if not result.success:
             failures = [
                 f"{node.node.name}: {node.message}"
