@@ -18,6 +18,7 @@ def dbt_run(landing: Path, target: Path, schema: str, *extra: str) -> float:
         "run",
         "--project-dir", str(PACKAGE_PROJECT_DIR),
         "--profiles-dir", str(PACKAGE_PROJECT_DIR),
+        "--target", "local",
         "--target-path", str(target),
         "--vars", json.dumps({"landing_schema": f"{schema}_landing"}),
         "--quiet",

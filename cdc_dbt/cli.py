@@ -126,6 +126,8 @@ def run_dbt(settings: Settings, args: list[str]) -> int:
         remove_orphaned_table_folders(spark, os.environ.get("CDC_SCHEMA", "cdc"))
     # Colour codes only for a terminal: a log file or a CI console gets plain text.
     os.environ.setdefault("DBT_USE_COLORS", "true" if sys.stdout.isatty() else "false")
+    # The profile's default target is an error message for plain `dbt` (profiles.yml).
+    os.environ.setdefault("DBT_TARGET", "local")
     # Models read these through env_var(); resolved here so defaults and overrides agree.
     os.environ["CDC_LANDING_DIR"] = str(settings.landing_dir)
     os.environ["CDC_WAREHOUSE_DIR"] = str(settings.warehouse_dir)

@@ -8,6 +8,54 @@
     as that type directly, since text cannot be cast to it; a value of another shape is null.
 #}
 
+{#
+    A typed mart declared once, in its YAML: `config.meta` names the source table
+    (`cdc_source_table`) and its connector (`cdc_connector`), and each column that reads the row
+    JSON has `data_type` and `meta.cdc_field` (the field it reads). The mart's SQL is one call:
+    `{{ cdc_typed_current() }}` or `{{ cdc_typed_history() }}`. `cdc-dbt scaffold` writes both.
+#}
+{% macro cdc_typed_current() %}
+    {{ return(typed_current(*_declared_typed_mart())) }}
+{% endmacro %}
+
+{% macro cdc_typed_history() %}
+    {{ return(typed_history(*_declared_typed_mart())) }}
+{% endmacro %}
+
+{% macro _declared_typed_mart() %}
+    {#- At parse time the YAML is not attached yet: the refs are what matter then. #}
+    {%- if not execute %}
+        {{- return(['', '', []]) -}}
+    {%- endif %}
+    {%- set meta = config.get('meta') or {} %}
+    {%- set columns = _declared_row_columns(model.columns, model.name) %}
+    {%- if not meta.get('cdc_source_table') or not meta.get('cdc_connector') or not columns %}
+        {{- exceptions.raise_compiler_error(
+            'typed mart ' ~ model.name ~ ': its YAML must set config.meta.cdc_source_table,'
+            ~ ' config.meta.cdc_connector and, on each column read from the row, data_type and meta.cdc_field'
+        ) -}}
+    {%- endif %}
+    {{- return([meta['cdc_source_table'], meta['cdc_connector'], columns]) -}}
+{% endmacro %}
+
+{#- The columns of a model's YAML that read a field of the row JSON, in their order. #}
+{% macro _declared_row_columns(yaml_columns, mart_name) %}
+    {%- set columns = [] %}
+    {%- for column in yaml_columns.values() %}
+        {%- set field = (column.get('meta') or {}).get('cdc_field')
+            or ((column.get('config') or {}).get('meta') or {}).get('cdc_field') %}
+        {%- if field is not none %}
+            {%- if not column.get('data_type') %}
+                {{- exceptions.raise_compiler_error(
+                    'typed mart ' ~ mart_name ~ ': column ' ~ column.name ~ ' reads ' ~ field ~ ' but has no data_type'
+                ) -}}
+            {%- endif %}
+            {%- do columns.append({'source': field, 'name': column.name, 'data_type': column.data_type}) %}
+        {%- endif %}
+    {%- endfor %}
+    {{- return(columns) -}}
+{% endmacro %}
+
 {% macro typed_current(source_table, connector, columns) %}
 with
 

@@ -93,26 +93,29 @@ class DbtProject:
         schema: str,
         variables: dict[str, Any] | None = None,
         *,
+        example_marts: bool = False,
         data_tests: bool = True,
         unit_tests: bool = False,
         select: str | None = None,
         full_refresh: bool = False,
     ) -> Build:
-        """`dbt build` of `landing_dir` into `schema`, data tests included unless `data_tests` is false
-        (for a build whose tables a test proves equal to another build's, whose data tests ran); dbt
-        unit tests only when asked, since they do not depend on the landed data. `select` narrows the
-        build (dbt's --select). A second build into the same schema is incremental, unless
-        `full_refresh`."""
+        """`dbt build` of `landing_dir` into `schema`. `example_marts` adds the demo's typed marts, for a
+        landing that holds their tables (the product builds them only for the demo). Data tests are
+        included unless `data_tests` is false (for a build whose tables a test proves equal to another
+        build's, whose data tests ran); dbt unit tests only when asked, since they do not depend on the
+        landed data. `select` narrows the build (dbt's --select). A second build into the same schema
+        is incremental, unless `full_refresh`."""
         from dbt.cli.main import dbtRunner
 
         os.environ["CDC_LANDING_DIR"] = str(landing_dir)
         os.environ["CDC_SCHEMA"] = schema
         excluded = [*([] if data_tests else ["test"]), *([] if unit_tests else ["unit_test"])]
-        all_variables = {"landing_schema": f"{schema}_landing", **(variables or {})}
+        all_variables = {"landing_schema": f"{schema}_landing", "example_marts": example_marts, **(variables or {})}
         args = [
             "build",
             "--project-dir", str(PACKAGE_PROJECT_DIR),
             "--profiles-dir", str(PACKAGE_PROJECT_DIR),
+            "--target", "local",
             "--target-path", str(self.target_dir),
             "--vars", json.dumps(all_variables),
             "--quiet",
@@ -204,4 +207,4 @@ DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
 def demo_build(dbt_project: DbtProject) -> Build:
     """The bundled demo, built once for every test that reads it, with dbt's unit tests too (they
     need one build, not every one)."""
-    return dbt_project.build(DEMO_LANDING, schema="demo", unit_tests=True)
+    return dbt_project.build(DEMO_LANDING, schema="demo", example_marts=True, unit_tests=True)

@@ -38,10 +38,17 @@ def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
     )
     (landing / "bad" / "records.jsonl").write_text((landing / "bad" / "records.jsonl").read_text() + "not a record\n")
 
-    built = cdc_dbt(["build"], landing, warehouse)
+    built = cdc_dbt(["build", "--target-path", str(tmp_path / "target")], landing, warehouse)
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     assert "Completed successfully" in built.stdout
     assert "\x1b[" not in built.stdout, "no colour codes when stdout is not a terminal"
+    built_models = {
+        result["unique_id"].removeprefix("model.cdc_dbt.")
+        for result in json.loads((tmp_path / "target" / "run_results.json").read_text())["results"]
+        if result["unique_id"].startswith("model.")
+    }
+    assert {"cdc_changes", "cdc_current", "cdc_history", "cdc_quarantine"} <= built_models
+    assert not built_models & {"customers_current", "orders_history"}, "the demo's typed marts are for the demo only"
 
     queried = cdc_dbt(
         [

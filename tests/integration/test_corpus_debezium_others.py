@@ -272,7 +272,7 @@ def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> 
     landing_dir: Path = tmp_path_factory.mktemp("debezium_others")
     for name, records in landing_files().items():
         write_kcat_file(landing_dir / f"{name}.json", records)
-    return dbt_project.build(landing_dir, schema="debezium_others")
+    return dbt_project.build(landing_dir, schema="debezium_others", example_marts=True)
 
 
 @pytest.fixture(scope="module")

@@ -45,7 +45,7 @@ def landing(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def hostile_build(dbt_project: DbtProject, landing: Path) -> Build:
-    return dbt_project.build(landing, schema="hostile")
+    return dbt_project.build(landing, schema="hostile", example_marts=True)
 
 
 def test_every_record_gets_the_outcome_the_parsing_core_gives_it(hostile_build: Build, landing: Path) -> None:

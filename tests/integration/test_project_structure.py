@@ -31,8 +31,13 @@ def manifest(tmp_path_factory: pytest.TempPathFactory) -> Any:
             str(PACKAGE_PROJECT_DIR),
             "--profiles-dir",
             str(PACKAGE_PROJECT_DIR),
+            "--target",
+            "local",
             "--target-path",
             str(target),
+            # The demo's typed marts are held to the same rules.
+            "--vars",
+            "{example_marts: true}",
         ]
     )
     assert result.success, f"dbt parse --warn-error failed: {result.exception}"

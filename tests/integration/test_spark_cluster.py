@@ -221,7 +221,8 @@ class Target:
     def build_args(self) -> list[str]:
         # Models only: the row-for-row comparison with the local build is this test's oracle, and the
         # data tests (the local build ran them) would take most of its time.
-        return ["build", "--resource-type", "model",
+        # The demo's typed marts too, as the local build has them.
+        return ["build", "--resource-type", "model", "--vars", "{example_marts: true}",
                 "--target-path", str(self.folder / "target"), "--log-path", str(self.folder / "logs")]  # fmt: skip
 
     def environment(self) -> dict[str, str]:

@@ -1,6 +1,3 @@
--- A view: its rows are those of an incremental table, so a build never rewrites it.
-{{ config(materialized='view') }}
-
 with
 
 parsed_records as (

@@ -1,6 +1,5 @@
--- A view: its rows are those of an incremental table, so a build never rewrites it. The table
--- holds every generation of a key's versions (merge-on-read); the newest is the key's state.
-{{ config(materialized='view') }}
+-- int_row_versions holds every generation of a key's versions (merge-on-read); the newest is the
+-- key's state.
 
 with
 

@@ -1,10 +1,8 @@
 {#
-    A view over the records whose outcome is the quarantine (a Qlik data message held for its
+    The records whose outcome is the quarantine (a Qlik data message held for its
     metadata leaves it once bound). The landed file named is the first (by path) of the record's
     deliveries, whichever build read it.
 #}
-
-{{ config(materialized='view') }}
 
 with
 

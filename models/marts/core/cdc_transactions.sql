@@ -3,10 +3,7 @@
     END markers and, per data collection, the events its END says it wrote against the events
     that have landed. A transaction is complete when its END has landed and every count matches.
     An event delivered twice (same key, source position and op) counts once, as it applies once.
-    A view: an aggregate over the whole history, computed when read, never by a build.
 #}
-
-{{ config(materialized='view') }}
 
 with
 

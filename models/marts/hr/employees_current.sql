@@ -1,1 +1,0 @@
-{{ typed_current('HR.EMPLOYEES', 'qlik', hr_employees_columns()) }}

@@ -1,1 +1,0 @@
-{{ typed_history('HR.EMPLOYEES', 'qlik', hr_employees_columns()) }}

@@ -1,1 +1,0 @@
-{{ typed_current('inventory.customers', 'postgresql', inventory_customers_columns()) }}

@@ -1,1 +1,0 @@
-{{ typed_history('inventory.customers', 'postgresql', inventory_customers_columns()) }}

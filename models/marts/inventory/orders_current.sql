@@ -1,1 +1,0 @@
-{{ typed_current('inventory.orders', 'postgresql', inventory_orders_columns()) }}

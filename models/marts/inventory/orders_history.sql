@@ -1,1 +1,0 @@
-{{ typed_history('inventory.orders', 'postgresql', inventory_orders_columns()) }}

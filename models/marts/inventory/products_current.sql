@@ -1,1 +1,0 @@
-{{ typed_current('inventory.products', 'postgresql', inventory_products_columns()) }}

@@ -1,1 +1,0 @@
-{{ typed_history('inventory.products', 'postgresql', inventory_products_columns()) }}

@@ -1,1 +1,0 @@
-{{ typed_current('shop.reviews', 'mongodb', shop_reviews_columns()) }}

@@ -1,1 +1,0 @@
-{{ typed_history('shop.reviews', 'mongodb', shop_reviews_columns()) }}
