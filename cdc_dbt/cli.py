@@ -4,6 +4,7 @@ usage:
   cdc-dbt build [dbt flags]        any dbt command (run, test, docs generate, ...), run on the
                                    embedded Spark, or on SPARK_MASTER_URL's cluster
   cdc-dbt sql "<Spark SQL>"        one query; each result row printed as one JSON object per line
+  cdc-dbt debug                    the folders and Spark master in use, then dbt's own checks
   cdc-dbt --version | --help
 
 environment (each optional):
@@ -18,11 +19,14 @@ import datetime as dt
 import decimal
 import json
 import os
+import signal
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
-from typing import Any
+from pathlib import Path
+from types import FrameType
+from typing import Any, NoReturn
 
 from cdc_dbt.settings import Settings, load_settings
 from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
@@ -35,8 +39,12 @@ WAREHOUSE_FREE_COMMANDS = ("ls", "list", "parse", "deps", "clean")
 """dbt commands that never open a connection (`debug` does: it starts the session to test it)."""
 
 
+INTERRUPTED = "interrupted; nothing is lost: run the same command again to finish"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    exit_at_interrupt()
     if not args:
         print(USAGE.strip(), file=sys.stderr)
         return 2
@@ -47,17 +55,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(version_line())
         return 0
     settings = load_settings()
-    starts_spark = args[0] == "sql" or needs_spark(args)
-    mistake = folder_mistake(args[0], settings) or (unreachable_master(settings.master_url) if starts_spark else None)
+    command = dbt_command(args)
+    starts_spark = command == "sql" or needs_spark(args)
+    mistake = folder_mistake(command, settings) or (unreachable_master(settings.master_url) if starts_spark else None)
     if mistake:
         print(f"cdc-dbt: {mistake}", file=sys.stderr)
         return 2
     if args[0] == "sql" and len(args) != 2:
         print('usage: cdc-dbt sql "<Spark SQL query>"', file=sys.stderr)
         return 2
+    if command == "debug":
+        print(folders_in_use(settings))
     try:
         # Held until this process ends: the warehouse's metastore admits one process.
-        _lock = hold_warehouse(settings.warehouse_dir, args[0]) if starts_spark else None
+        _lock = hold_warehouse(settings.warehouse_dir, command) if starts_spark else None
         if args[0] == "sql":
             return run_sql(settings, args[1])
         return run_dbt(settings, args)
@@ -73,6 +84,40 @@ def version_line() -> str:
     """This package's version and the versions of what it runs on, without starting anything."""
     versions = {name: metadata.version(name) for name in ("cdc-dbt", "dbt-core", "dbt-spark", "pyspark")}
     return f"cdc-dbt {versions.pop('cdc-dbt')} ({', '.join(f'{name} {v}' for name, v in versions.items())})"
+
+
+def exit_at_interrupt() -> None:
+    """Make Ctrl-C (SIGINT) end the process at once with one line and status 130.
+
+    Raised as KeyboardInterrupt inside a py4j call, it would print tracebacks of reentrant calls
+    while PySpark cancels its jobs. Ending at once is safe: a build killed at any point is
+    completed by the next one (tests/integration/test_interrupted_builds.py), and the JVM ends
+    when this process does (it exits when its stdin, a pipe from here, closes). Installed again
+    after the SparkSession starts, as PySpark installs its own handler.
+    """
+
+    def interrupted(signal_number: int, frame: FrameType | None) -> NoReturn:
+        sys.stdout.flush()
+        print(f"cdc-dbt: {INTERRUPTED}", file=sys.stderr, flush=True)
+        os._exit(130)
+
+    signal.signal(signal.SIGINT, interrupted)
+
+
+def folders_in_use(settings: Settings) -> str:
+    """What `cdc-dbt debug` says before dbt's checks: which folders and which Spark this command uses."""
+
+    def state(path: Path, missing: str) -> str:
+        return f"{path}" if path.is_dir() else f"{path} ({missing})"
+
+    return "\n".join(
+        (
+            f"cdc-dbt project folder: {settings.project_dir}",
+            f"cdc-dbt landing folder: {state(settings.landing_dir, 'does not exist: set CDC_LANDING_DIR')}",
+            f"cdc-dbt warehouse:      {state(settings.warehouse_dir, 'not built yet: the first build creates it')}",
+            f"cdc-dbt Spark master:   {settings.master_url or 'embedded (local[*]); SPARK_MASTER_URL names a cluster'}",
+        )
+    )
 
 
 def folder_mistake(command: str, settings: Settings) -> str | None:
@@ -110,12 +155,22 @@ def unreachable_master(master_url: str | None, timeout_seconds: float = 5.0) -> 
 
 
 def needs_spark(args: list[str]) -> bool:
-    """Whether this dbt command touches the warehouse. Listing, parsing, installing packages and
-    any `--help` read only the project's files: they answer without a JVM."""
-    return args[0] not in WAREHOUSE_FREE_COMMANDS and not {"-h", "--help"} & set(args)
+    """Whether this dbt command touches the warehouse. Listing, parsing, installing packages,
+    `debug --config-dir` and any `--help` read only the project's files: they answer without a JVM."""
+    command = dbt_command(args)
+    if command == "debug" and "--config-dir" in args:
+        return False
+    return command not in WAREHOUSE_FREE_COMMANDS and not {"-h", "--help"} & set(args)
 
 
-def run_dbt(settings: Settings, args: list[str]) -> int:
+def dbt_command(args: list[str]) -> str:
+    """The dbt command among `args`, after any of dbt's global flags (`--warn-error parse`)."""
+    return next((arg for arg in args if not arg.startswith("-")), args[0])
+
+
+def run_dbt(settings: Settings, args: list[str], callbacks: Sequence[Callable[[Any], None]] = ()) -> int:
+    """dbt `args` in this process, on the SparkSession when the command needs one; `callbacks`
+    receive each of dbt's events (the demo prints its progress from them)."""
     from dbt.cli.main import dbtRunner
 
     if needs_spark(args):
@@ -123,6 +178,7 @@ def run_dbt(settings: Settings, args: list[str]) -> int:
         from cdc_dbt.session import build_session
 
         spark = build_session(settings)
+        exit_at_interrupt()
         remove_orphaned_table_folders(spark, os.environ.get("CDC_SCHEMA", "cdc"))
     # Colour codes only for a terminal: a log file or a CI console gets plain text.
     os.environ.setdefault("DBT_USE_COLORS", "true" if sys.stdout.isatty() else "false")
@@ -131,7 +187,7 @@ def run_dbt(settings: Settings, args: list[str]) -> int:
     # Models read these through env_var(); resolved here so defaults and overrides agree.
     os.environ["CDC_LANDING_DIR"] = str(settings.landing_dir)
     os.environ["CDC_WAREHOUSE_DIR"] = str(settings.warehouse_dir)
-    result = dbtRunner().invoke([*args, *_default_dirs(args, settings)])
+    result = dbtRunner(callbacks=list(callbacks)).invoke([*args, *_default_dirs(args, settings)])
     return 0 if result.success else 1
 
 
@@ -139,6 +195,7 @@ def run_sql(settings: Settings, query: str) -> int:
     from cdc_dbt.session import build_session
 
     spark = build_session(settings)
+    exit_at_interrupt()
     try:
         rows = spark.sql(query).collect()
     except Exception as error:  # noqa: BLE001 - Spark's analysis and runtime errors alike

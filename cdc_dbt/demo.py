@@ -5,6 +5,9 @@ python -m cdc_dbt.demo        (what scripts/demo.sh runs)
 
 import os
 import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
 
 from pyspark.sql import SparkSession
 
@@ -23,11 +26,44 @@ def main() -> int:
     except WarehouseInUseError as error:
         print(f"cdc-dbt demo: {error}", file=sys.stderr)
         return 3
+    log_dir = settings.project_dir / "logs"
+    print(f"Building {settings.landing_dir} into {settings.warehouse_dir} (dbt's full log: {log_dir / 'dbt.log'})")
+    progress = BuildProgress()
     # The demo's own typed marts (models/marts/examples/) are built for the demo only.
-    if run_dbt(settings, ["build", "--vars", "{example_marts: true}"]) != 0:
+    build = ["build", "--vars", "{example_marts: true}", "--quiet", "--log-path", str(log_dir)]
+    if run_dbt(settings, build, callbacks=[progress.on_event]) != 0:
+        print(f"The build failed: {', '.join(progress.failed) or 'see the log'} ({log_dir / 'dbt.log'})")
         return 1
+    progress.print_tests()
     print_summary(build_session(settings), settings, os.environ.get("CDC_SCHEMA", "cdc"))
     return 0
+
+
+@dataclass
+class BuildProgress:
+    """The demo's console while dbt builds (quiet; its log goes to a file): a line per model, the
+    data and unit tests counted, and the build's own summary lines (macros/reporting/)."""
+
+    test_statuses: Counter[str] = field(default_factory=Counter)
+    failed: list[str] = field(default_factory=list)
+
+    def on_event(self, event: Any) -> None:
+        name, data = event.info.name, event.data
+        if name == "LogModelResult":
+            print(
+                f"  {data.index:>3}/{data.total} {data.node_info.node_name:<34}"
+                f" {data.status:<8} {data.execution_time:5.1f} s",
+                flush=True,
+            )
+        elif name == "LogTestResult":
+            self.test_statuses[data.status] += 1
+        elif name in ("JinjaLogInfo", "JinjaLogWarning") and "cdc-dbt: this build" in data.msg:
+            print(data.msg, flush=True)
+        if name in ("LogModelResult", "LogTestResult") and data.status in ("error", "fail"):
+            self.failed.append(data.node_info.node_name)
+
+    def print_tests(self) -> None:
+        print("  tests: " + ", ".join(f"{count} {status}" for status, count in sorted(self.test_statuses.items())))
 
 
 def print_summary(spark: SparkSession, settings: Settings, schema: str) -> None:

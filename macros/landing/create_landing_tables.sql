@@ -3,7 +3,9 @@
     that the file listing is fresh and a changed CDC_LANDING_DIR takes effect:
     - `kcat_json_lines`: every line of the JSON-lines files kcat writes (*.json, *.jsonl, *.ndjson,
       *.txt, gzip-compressed or not);
-    - `kafka_parquet_records`: the Parquet files Spark's Kafka source writes (*.parquet).
+    - `kafka_parquet_records`: the Parquet files Spark's Kafka source writes (*.parquet);
+    - `landed_record_times`: a view of both, the Kafka timestamp of every landed record (what
+      `dbt source freshness` measures, whichever format landed).
     Both read the folder recursively. They are EXTERNAL (LOCATION): dropping them never touches
     the landed files.
 #}
@@ -31,6 +33,12 @@
             ~ ' `headers` array<struct<`key`: string, `value`: binary>>)'
             ~ " using parquet options (recursiveFileLookup 'true', pathGlobFilter '*.parquet')"
             ~ ' location ' ~ location
+        ) %}
+        {% do run_query(
+            'create or replace view ' ~ schema ~ '.`landed_record_times` as'
+            ~ " select timestamp_millis(try_cast(get_json_object(value, '$.ts') as bigint)) as kafka_timestamp"
+            ~ ' from ' ~ schema ~ '.`kcat_json_lines`'
+            ~ ' union all select `timestamp` from ' ~ schema ~ '.`kafka_parquet_records`'
         ) %}
     {% endif %}
     {{ return('') }}

@@ -36,8 +36,9 @@
         info=True
     ) -}}
     {%- if quarantined %}
+        {#- dbt prints the tag on its own warnings, not on a macro's. #}
         {%- do exceptions.warn(
-            'cdc-dbt: this build quarantined ' ~ by_outcome['quarantine'] ~ ' records (' ~ quarantined | join(', ')
+            '[WARNING]: cdc-dbt: this build quarantined ' ~ by_outcome['quarantine'] ~ ' records (' ~ quarantined | join(', ')
             ~ '): see ' ~ cdc_model_relation('cdc_quarantine') ~ ' for each one, its reason and its text.'
         ) %}
     {%- endif %}

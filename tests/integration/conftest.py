@@ -138,6 +138,26 @@ class DbtProject:
             raise AssertionError(f"dbt build failed: {result.exception or failures}")
         return Build(self.spark, schema)
 
+    def source_freshness(self, landing_dir: Path, schema: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """`dbt source freshness` of `landing_dir`: each source's result (dbt's sources.json), by name."""
+        from dbt.cli.main import dbtRunner
+
+        os.environ["CDC_LANDING_DIR"] = str(landing_dir)
+        os.environ["CDC_SCHEMA"] = schema
+        output = self.target_dir / "sources.json"  # where dbt writes it (a custom --output is deprecated)
+        output.unlink(missing_ok=True)
+        dbtRunner().invoke([
+            "source", "freshness",
+            "--project-dir", str(PACKAGE_PROJECT_DIR),
+            "--profiles-dir", str(PACKAGE_PROJECT_DIR),
+            "--target", "local",
+            "--target-path", str(self.target_dir),
+            "--vars", json.dumps({"landing_schema": f"{schema}_landing", **variables}),
+            "--quiet",
+        ])  # fmt: skip
+        results = json.loads(output.read_text())["results"]
+        return {result["unique_id"].rsplit(".", 1)[-1]: result for result in results}
+
 
 @dataclass
 class BuildTime:

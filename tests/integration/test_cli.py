@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,10 @@ from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 from tests.kcat import KafkaRecord, write_kcat_file
 
 CLI = [sys.executable, "-m", "cdc_dbt.cli"]
+SUMMARY = re.compile(
+    r"cdc-dbt: this build parsed (\d+) new records: (\d+) changes to (\d+) tables,"
+    r" (\d+) ignored \(tombstones, markers, metadata\), (\d+) quarantined\."
+)
 
 
 def cdc_dbt(args: list[str], landing: Path, warehouse: Path) -> subprocess.CompletedProcess[str]:
@@ -49,12 +54,22 @@ def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
     }
     assert {"cdc_changes", "cdc_current", "cdc_history", "cdc_quarantine"} <= built_models
     assert not built_models & {"customers_current", "orders_history"}, "the demo's typed marts are for the demo only"
+    summary = [line.split("  ", 1)[-1] for line in built.stdout.splitlines() if "cdc-dbt: this build" in line]
+    assert summary[1:] == [
+        "[WARNING]: cdc-dbt: this build quarantined 2 records (1 invalid_json, 1 invalid_landing_line):"
+        " see cdc.cdc_quarantine for each one, its reason and its text."
+    ]
+    counts = SUMMARY.fullmatch(summary[0])
+    assert counts, summary[0]
+    parsed, changes, tables, ignored, quarantined = map(int, counts.groups())
+    assert (parsed, quarantined) == (changes + ignored + quarantined, 2)
 
     queried = cdc_dbt(
         [
             "sql",
             "select 'current' as kind, source_table, row_key, row, null as reason from cdc.cdc_current"
-            " union all select 'quarantine', null, null, null, reason from cdc.cdc_quarantine",
+            " union all select 'quarantine', null, null, null, reason from cdc.cdc_quarantine"
+            " union all select 'change', source_table, null, null, null from cdc.cdc_changes",
         ],
         landing,
         warehouse,
@@ -67,6 +82,8 @@ def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
             current.setdefault(row["source_table"], {})[row["row_key"]] = json.loads(row["row"])
     expected = {table: rows for table, rows in json.loads(expected_path.read_text()).items() if rows}
     assert current == expected
+    changed_tables = [row["source_table"] for row in rows if row["kind"] == "change"]
+    assert (changes, tables) == (len(changed_tables), len(set(changed_tables))), "the build's summary line"
     assert sorted(row["reason"] for row in rows if row["kind"] == "quarantine") == [
         "invalid_json",
         "invalid_landing_line",

@@ -295,3 +295,18 @@ def test_topic_health_measures_each_topics_delays(demo_build: Build) -> None:
             "connector_to_kafka_max_ms": max(kafka for _, kafka in delays),
         }
     ]
+
+
+def test_source_freshness_measures_the_newest_landed_record_against_the_vars(
+    demo_build: Build, dbt_project: DbtProject
+) -> None:
+    newest_ms = max(
+        json.loads(line)["ts"] for path in DEMO_LANDING.rglob("*.json") for line in path.read_text().splitlines()
+    )
+    thresholds = {"landing_warn_after_hours": 1, "landing_error_after_hours": 10**6}
+    freshness = dbt_project.source_freshness(DEMO_LANDING, demo_build.schema, thresholds)["landed_record_times"]
+    assert freshness["status"] == "warn"
+    newest = datetime.fromisoformat(freshness["max_loaded_at"])
+    assert newest == datetime.fromtimestamp(newest_ms / 1000, UTC)
+    # By default an error after 72 hours: the demo's records were written in 2024.
+    assert dbt_project.source_freshness(DEMO_LANDING, demo_build.schema, {})["landed_record_times"]["status"] == "error"

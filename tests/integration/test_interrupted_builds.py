@@ -3,11 +3,11 @@
 Each model's write is one Spark statement, and every incremental model takes what its input holds
 and it does not (never "what this build read"), so a build killed between two models, or inside
 one, is completed by the next. The builds run as users run them: `cdc-dbt build` in its own
-process (its own JVM and warehouse), killed with SIGKILL, process group and all, at a seeded
-random point: just after a random model of the build has started, plus a random fraction of a
-second, so a kill lands inside a model's statement or between two. The first kill lands in the
-build of a first batch of files, the second in the build of a second batch, a third build runs
-to the end.
+process (its own JVM and warehouse), stopped at a seeded random point: just after a random model
+of the build has started, plus a random fraction of a second, so a stop lands inside a model's
+statement or between two. The first build, of a first batch of files, gets Ctrl-C (SIGINT to its
+process group, as a terminal sends it) and must end at once with one line and status 130; the
+second, of a second batch, is killed (SIGKILL, process group and all); a third runs to the end.
 
 Two small generated scenarios (300 events each, with truncates, deletes and late events across
 two batches) are enough: what a kill can break is a model's write, whatever its size, and every
@@ -60,9 +60,11 @@ def start_build(landing: Path, warehouse: Path) -> subprocess.Popen[str]:
     )
 
 
-def kill_inside_model(build: subprocess.Popen[str], model_number: int, delay: float) -> list[str]:
-    """Kill the build (SIGKILL to its whole process group) `delay` seconds after its `model_number`-th
-    model started, or let it finish first; return what it printed."""
+def stop_inside_model(
+    build: subprocess.Popen[str], model_number: int, delay: float, signal_number: signal.Signals
+) -> list[str]:
+    """Send `signal_number` to the build's whole process group `delay` seconds after its
+    `model_number`-th model started, or let it finish first; return what it printed."""
     assert build.stdout is not None
     output, models_started = [], 0
     for line in build.stdout:
@@ -70,7 +72,7 @@ def kill_inside_model(build: subprocess.Popen[str], model_number: int, delay: fl
         models_started += " START sql " in line
         if models_started == model_number:
             time.sleep(delay)
-            os.killpg(build.pid, signal.SIGKILL)
+            os.killpg(build.pid, signal_number)
             break
     rest, _ = build.communicate()
     return [*output, *rest.splitlines(keepends=True)]
@@ -98,13 +100,18 @@ def test_a_killed_build_rerun_gives_the_tables_of_an_uninterrupted_one(
     rng = random.Random(SEED)
     landing, warehouse = root / "landing", root / "warehouse"
     kills = []
-    for number, batch in enumerate(batches):
+    for number, (batch, stop) in enumerate(zip(batches, (signal.SIGINT, signal.SIGKILL), strict=True)):
         write_landing(landing / f"batch-{number}", split_into_files(batch, 3, rng))
-        # The path to cdc_current and cdc_history has 10 models; each build is killed inside one of them.
+        # The path to cdc_current and cdc_history has 10 models; each build is stopped inside one of them.
         model_number, delay = rng.randint(1, 9), rng.uniform(0.0, 1.5)
-        output = kill_inside_model(start_build(landing, warehouse), model_number, delay)
+        build = start_build(landing, warehouse)
+        output = stop_inside_model(build, model_number, delay, stop)
         kills.append((model_number, round(delay, 2), [line.strip() for line in output if " START sql " in line][-1:]))
         assert not any("Completed successfully" in line for line in output), f"the build finished first: {kills}"
+        if stop == signal.SIGINT:
+            assert build.returncode == 130, output[-20:]
+            assert output[-1] == "cdc-dbt: interrupted; nothing is lost: run the same command again to finish\n"
+            assert not any("Traceback" in line or "KeyboardInterrupt" in line for line in output), output[-20:]
     finished = start_build(landing, warehouse)
     output, _ = finished.communicate(timeout=900)
     assert finished.returncode == 0, output[-3000:]

@@ -7,6 +7,7 @@ instead of the one asserted.
 """
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -130,3 +131,37 @@ def test_an_unreachable_spark_master_is_named_in_one_line(tmp_path: Path) -> Non
     assert run.stderr.splitlines() == [
         f"cdc-dbt: cannot reach the Spark master {master} (SPARK_MASTER_URL): {master[8:]}: Connection refused"
     ]
+
+
+def test_debug_names_the_folders_and_the_spark_master_in_use(tmp_path: Path) -> None:
+    landing = tmp_path / "landing"
+    landing.mkdir()
+    # --config-dir: dbt's part answers without a connection, so no JVM is needed for this check.
+    run = cdc_dbt("debug", "--config-dir", CDC_LANDING_DIR=str(landing), CDC_WAREHOUSE_DIR=str(tmp_path / "w"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.splitlines()[:4] == [
+        f"cdc-dbt project folder: {PACKAGE_PROJECT_DIR}",
+        f"cdc-dbt landing folder: {landing}",
+        f"cdc-dbt warehouse:      {tmp_path / 'w'} (not built yet: the first build creates it)",
+        "cdc-dbt Spark master:   embedded (local[*]); SPARK_MASTER_URL names a cluster",
+    ]
+
+
+def test_plain_dbt_stops_at_once_saying_to_use_cdc_dbt_and_writes_no_warehouse(tmp_path: Path) -> None:
+    project = tmp_path / "project"  # the project's dbt files, where no warehouse was ever written
+    for folder in ("models", "macros"):
+        shutil.copytree(PACKAGE_PROJECT_DIR / folder, project / folder)
+    for file in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy(PACKAGE_PROJECT_DIR / file, project)
+    environment = {name: value for name, value in os.environ.items() if not name.startswith(("DBT_", "CDC_"))}
+    run = subprocess.run(
+        [str(Path(sys.executable).parent / "dbt"), "build", "--profiles-dir", "."],
+        cwd=project,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "does not have a target named 'run dbt as `cdc-dbt <command>` (e.g. cdc-dbt build)" in run.stdout
+    assert not {"metastore_db", "spark-warehouse", "derby.log"} & {path.name for path in project.iterdir()}
