@@ -404,7 +404,7 @@ def wire_row(table: Table, row: Row) -> Row:
 
 
 def decoded_row(table: Table, row: Row) -> Row:
-    """The row as consumers must present it (SPEC §5 row JSON)."""
+    """The row as consumers must present it (docs/output-tables.md#row-json)."""
     decoded = {}
     for column in table.columns:
         value = row[column.name]

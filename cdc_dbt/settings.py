@@ -1,4 +1,4 @@
-"""Where things live: resolved once from the environment (SPEC §2) with defaults under the project."""
+"""Where things live: resolved once from the environment with defaults under the project."""
 
 import os
 from dataclasses import dataclass

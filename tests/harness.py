@@ -10,8 +10,8 @@ Three parts, all pure Python and deterministic per seed:
    power of ten, so positions compared as text break) and a `source.ts_ms` that grows with it.
    Records sit on several Kafka partitions by a hash of their key; a truncate (null key) sits on
    any partition.
-2. `oracle`: the final state and the SCD2 history that SPEC §6 implies for a set of events,
-   written from the SPEC alone (no udfs/, no SQL).
+2. `oracle`: the final state and the SCD2 history that docs/ordering-and-history.md implies for
+   a set of events, written from those rules alone (no udfs/, no SQL).
 3. Transformations of a landing that must change nothing: a random permutation into files,
    duplicates in other files, re-delivery at new offsets (a connector restart) and late arrival
    in batches (older source positions landing after newer ones).
@@ -31,12 +31,12 @@ from tests.kcat import KafkaRecord, write_kcat_file
 
 Row = dict[str, Any]
 RowId = tuple[str, str, str]
-"""`(source_db, source_table, row_key)`: a row's identity (SPEC §6)."""
+"""`(source_db, source_table, row_key)`: a row's identity."""
 RecordId = tuple[str, int, int]
-"""`(topic, partition, offset)`: a Kafka record's identity (SPEC §3)."""
+"""`(topic, partition, offset)`: a Kafka record's identity."""
 Position = tuple[int, ...]
 EventId = tuple[str, str, str | None, Position, str]
-"""What makes two deliveries the same event (SPEC §6): table, key, source position and op."""
+"""What makes two deliveries the same event: table, key, source position and op."""
 
 PG_SCHEMA = "public"
 DEBEZIUM_VERSION = "2.5.4.Final"
@@ -53,7 +53,7 @@ class Event:
 
     source_db: str
     source_table: str
-    """`<schema>.<table>`, as SPEC §5 names it."""
+    """`<schema>.<table>`, as `source_table` names it."""
     op: str
     key: str | None
     """The Kafka key text, columns in primary-key order as Debezium writes them."""
@@ -78,7 +78,7 @@ class Event:
 
     @property
     def position(self) -> Position:
-        """SPEC §6 for PostgreSQL: `lsn`, then the numbers of `sequence`."""
+        """The PostgreSQL source position: `lsn`, then the numbers of `sequence`."""
         return (self.lsn, self.last_commit_lsn, self.lsn)
 
     @property
@@ -91,7 +91,7 @@ class Event:
 
 
 def canonical_key(key: dict[str, Any]) -> str:
-    """SPEC §5 `row_key`: keys sorted, no spaces."""
+    """`row_key`: keys sorted, no spaces."""
     return json.dumps(key, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -421,7 +421,7 @@ def kafka_records(events: Sequence[Event], partitions: int, rng: random.Random) 
 
 
 # --------------------------------------------------------------------------------------------
-# The oracle (SPEC §6)
+# The oracle (docs/ordering-and-history.md)
 # --------------------------------------------------------------------------------------------
 
 
@@ -456,7 +456,7 @@ class Oracle:
 
 
 def oracle(events: Iterable[Event]) -> Oracle:
-    """The state and history SPEC §6 implies, whatever order and repetition `events` come in.
+    """The state and history the rules imply, whatever order and repetition `events` come in.
 
     - The same event delivered twice (same key, source position and op) counts once.
     - Events of a table apply in source position order (PostgreSQL: lsn, then sequence).

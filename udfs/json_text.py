@@ -50,7 +50,7 @@ def dumps(value: Any, *, sort_keys: bool = False) -> str:
 
 
 def canonical(value: Any) -> str:
-    """The canonical text of a key: keys sorted, no spaces (SPEC §5 `row_key`)."""
+    """The canonical text of a key: keys sorted, no spaces (`row_key`)."""
     return dumps(value, sort_keys=True)
 
 

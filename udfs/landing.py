@@ -32,7 +32,7 @@ class LandedRecord(NamedTuple):
 
 
 def parse_kcat_line(line: str) -> LandedRecord:
-    """Parse one line in any of the shapes kcat's `-J` mode writes (SPEC §3.1)."""
+    """Parse one line in any of the shapes kcat's `-J` mode writes (docs/landing-formats.md)."""
     try:
         return _parse_kcat_line(line)
     except RecordError as error:

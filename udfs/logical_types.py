@@ -1,4 +1,4 @@
-"""Decode Kafka Connect / Debezium logical types into the row JSON of SPEC §5.
+"""Decode Kafka Connect / Debezium logical types into the row JSON of the output tables.
 
 A value arrives as JsonConverter writes it (an int for a date, base64 for a decimal, ...) next to
 its field schema. Decoding needs the schema: without one (schemas.enable=false) values pass

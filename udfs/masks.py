@@ -1,9 +1,10 @@
 """Qlik Replicate `changeMask` and `columnMask`: hex strings naming columns by their ordinal.
 
-SPEC §4.5 "Qlik masks": the whole string is one unsigned integer (`int(mask, 16)`); the column
-whose metadata `ordinal` is k (1-based) is bit k-1, counted from the least significant end. So
-`0B` and `000B` both name ordinals 1, 2 and 4, and `008080` names ordinals 8 and 16. Qlik's docs
-call this "little-endian order" of a bitmask: ordinal 1 is the lowest bit of the last hex digit.
+The whole string is one unsigned integer (`int(mask, 16)`); the column whose metadata `ordinal`
+is k (1-based) is bit k-1, counted from the least significant end. So `0B` and `000B` both name
+ordinals 1, 2 and 4, and `008080` names ordinals 8 and 16. Qlik's docs call this "little-endian
+order" of a bitmask: ordinal 1 is the lowest bit of the last hex digit. What the masks mean for a
+change is in docs/message-formats.md#qlik-masks.
 
 A mask may be null: full-load (REFRESH) records carry `changeMask` and `columnMask` as null, which
 means no mask was sent, not that no bit is set. `decode_mask` keeps the two apart (None versus an

@@ -11,7 +11,8 @@ Either comes bare or in the Replicate envelope `{"magic": "atMSG", "type": "MD"|
 "messageSchemaId", "messageSchema", "message"}`.
 
 A data message names its columns but not their ordinals, its table or its key: those come from
-the metadata message whose `schemaId` equals the data message's `messageSchemaId` (SPEC §4.5).
+the metadata message whose `schemaId` equals the data message's `messageSchemaId`
+(docs/message-formats.md#qlik-replicate).
 Finding that metadata message is a join the SQL does: `parse_unbound` (through
 `udfs.records.parse_record`) gives both sides of it their `qlik_schema_id`, then
 `parse_qlik_record` parses one data message with its metadata message and never raises.
@@ -82,7 +83,7 @@ class QlikTableSchema:
 
     @property
     def source_table(self) -> str:
-        """`<schema>.<table>` as `lineage` names them (SPEC §5 `source_table`)."""
+        """`<schema>.<table>` as `lineage` names them: the change's `source_table`."""
         return f"{self.schema_name}.{self.table_name}" if self.schema_name else self.table_name
 
     @property
@@ -212,7 +213,7 @@ def parse_data(body: Mapping[str, Any], schema: QlikTableSchema, partition: int,
 
 
 def parse_unbound(body: Mapping[str, Any]) -> ParsedRecord:
-    """A Qlik message met without its metadata: the first of the two parses (SPEC §4.5).
+    """A Qlik message met without its metadata: the first of the two parses.
 
     A metadata message is ignored (`metadata_message`) and names the `schemaId` it declares; a
     data message is held as `unknown_qlik_schema` and names the `messageSchemaId` it waits for
@@ -283,17 +284,17 @@ def parse_timestamp(value: Any) -> int | None:
 
 
 def _position(op: str, headers: Mapping[str, Any], partition: int, offset: int) -> str:
-    # SPEC §6: Qlik orders by `changeSequence` then `transactionEventCounter`, with REFRESH
-    # records before every CDC record of the same key. A REFRESH has no source position
-    # (`changeSequence` is "" in the full load; Qlik fills it for CDC operations only), so it
-    # takes the Kafka fallback `k:<partition>.<offset>`, and every `k:` key sorts before every
-    # `s:` key as text ("k" < "s"): the full load comes first whatever its offsets, and reloads
-    # of the same key keep their Kafka order among themselves. It is the Kafka position even
-    # when a REFRESH does carry a changeSequence, so no full-load row can sort after a CDC one.
-    # A CDC record: `s:` with changeSequence (35 digits, compared as a number, never as text of
-    # another width) then transactionEventCounter (0 when absent). A CDC record without a
-    # changeSequence has no known position and falls back to Kafka's (SPEC §6); one that is
-    # not a number is an invalid value rather than a silently wrong place in the order.
+    # Qlik events order by `changeSequence` then `transactionEventCounter`, with REFRESH records
+    # before every CDC record of the same key (docs/ordering-and-history.md#event-order). A
+    # REFRESH has no source position (`changeSequence` is "" in the full load; Qlik fills it for
+    # CDC operations only), so it takes the Kafka fallback `k:<partition>.<offset>`, and every
+    # `k:` key sorts before every `s:` key as text ("k" < "s"): the full load comes first
+    # whatever its offsets, and reloads of the same key keep their Kafka order among themselves.
+    # It is the Kafka position even when a REFRESH does carry a changeSequence, so no full-load
+    # row can sort after a CDC one. A CDC record: `s:` with changeSequence (35 digits, compared
+    # as a number, never as text of another width) then transactionEventCounter (0 when absent).
+    # A CDC record without a changeSequence has no known position and falls back to Kafka's; one
+    # that is not a number is an invalid value rather than a silently wrong place in the order.
     sequence = headers.get("changeSequence")
     if op == OPS[REFRESH] or sequence is None or sequence == "":
         return positions.kafka_sort_key(partition, offset)
@@ -352,7 +353,7 @@ def _row_key(schema: QlikTableSchema, data: Mapping[str, Any], unavailable: tupl
 
 
 def _unknown_bits_note(change_bits: int, column_bits: int) -> str | None:
-    """A change's detail counts mask bits that name no column (SPEC: counted, never an error)."""
+    """A change's detail counts mask bits that name no column (counted, never an error)."""
     if not change_bits and not column_bits:
         return None
     return f"mask bits without a column: changeMask {change_bits}, columnMask {column_bits}"

@@ -12,7 +12,7 @@ from udfs.reasons import IgnoreClass, Reason, RecordError
 def parse_record(
     key: str | None, payload: str | None, partition: int, offset: int, topic: str | None = None
 ) -> ParsedRecord:
-    """Parse the key and payload text of one Kafka record (format detected per record, SPEC §4).
+    """Parse the key and payload text of one Kafka record (format detected per record, docs/message-formats.md).
 
     `topic` names the table of a flattened record that carries no `__table` (udfs.flattened).
     """

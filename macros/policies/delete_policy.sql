@@ -1,6 +1,6 @@
 {#
-    Delete policy (SPEC §6): how a version ends. The version an event started ends at whichever
-    comes first of the key's next event and its table's next truncate:
+    Delete policy (docs/ordering-and-history.md#deletes): how a version ends. The version an event
+    started ends at whichever comes first of the key's next event and its table's next truncate:
     - a truncate first: ended_by 't' at the truncate's source_ts;
     - else the next event: 'd' when it is a delete (whatever its before image holds: a key-only
       before image of REPLICA IDENTITY DEFAULT is a full delete), 'u' when it replaces the row;

@@ -1,8 +1,8 @@
 {#
-    Tombstone policy (SPEC §6). A tombstone (null payload) normally follows the delete event that
-    already carried the change, so by default it is ignored and only counted. With
-    `treat_tombstones_as_deletes: true` it deletes its key, for topics whose deletes reach Kafka
-    as tombstones alone.
+    Tombstone policy (docs/ordering-and-history.md#tombstones). A tombstone (null payload) normally
+    follows the delete event that already carried the change, so by default it is ignored and only
+    counted. With `treat_tombstones_as_deletes: true` it deletes its key, for topics whose deletes
+    reach Kafka as tombstones alone.
 
     The delete events have the columns of `row_changes`, in its order. A tombstone has no source
     block: it takes its table and row key from the last change with the same Kafka key text that

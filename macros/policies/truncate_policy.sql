@@ -1,8 +1,9 @@
 {#
-    Truncate policy (SPEC §6). A truncate at source position P ends every version of its table
-    that an event before P started and that is still open at P. Truncates are joined to versions
-    by table and position (never by arrival), so a truncate landing late still cuts the versions
-    it should. Returns, for every version, the first truncate of its table after it.
+    Truncate policy (docs/ordering-and-history.md#truncates). A truncate at source position P ends
+    every version of its table that an event before P started and that is still open at P. Truncates
+    are joined to versions by table and position (never by arrival), so a truncate landing late
+    still cuts the versions it should. Returns, for every version, the first truncate of its table
+    after it.
 #}
 {% macro first_truncate_after(versions, truncates) %}
     {{ return(adapter.dispatch('first_truncate_after', 'cdc_dbt')(versions, truncates)) }}

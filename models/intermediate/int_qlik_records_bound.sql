@@ -1,7 +1,7 @@
 {#
     The Qlik data messages int_records_decoded held (`unknown_qlik_schema`: a data message names
-    its table and column ordinals only through its metadata message, SPEC §4.5), parsed a second
-    time with that message by the `cdc_parse_qlik_record` UDF:
+    its table and column ordinals only through its metadata message), parsed a second time with
+    that message by the `cdc_parse_qlik_record` UDF (docs/message-formats.md#qlik-replicate):
     - an enveloped data message binds to the metadata message whose `schemaId` equals its
       `messageSchemaId`;
     - a bare data message names no schema: it binds to its topic's metadata when the topic has

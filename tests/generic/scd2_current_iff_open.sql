@@ -1,7 +1,7 @@
 {#
-    SCD2 (SPEC §5): a version is current exactly when it is open, and open means both `valid_to`
-    and `ended_by` are null. Fails for every version where `is_current` disagrees with that (a
-    null `is_current` disagrees with both), and for a half-closed version: `valid_to` set without
+    SCD2: a version is current exactly when it is open, and open means both `valid_to` and
+    `ended_by` are null. Fails for every version where `is_current` disagrees with that (a null
+    `is_current` disagrees with both), and for a half-closed version: `valid_to` set without
     `ended_by`, or the reverse.
 #}
 {% test scd2_current_iff_open(

@@ -1,9 +1,8 @@
 {#
-    SCD2 (SPEC §6): exactly one version is current for a live key, none for a deleted one.
-    A key is live when its last version (highest `version_column`) is open (`valid_to` and
-    `ended_by` both null); then that last version, and only it, must be current. A key whose last
-    version was closed (by a delete or a truncate) must have no current version at all.
-    Fails with one row per offending key.
+    SCD2: exactly one version is current for a live key, none for a deleted one. A key is live when
+    its last version (highest `version_column`) is open (`valid_to` and `ended_by` both null); then
+    that last version, and only it, must be current. A key whose last version was closed (by a
+    delete or a truncate) must have no current version at all. Fails with one row per offending key.
 #}
 {% test scd2_one_current_version_per_live_key(
     model,

@@ -1,6 +1,6 @@
 {#
-    SCD2 (SPEC §5): the versions of one key are numbered 1, 2, ..., n in sequence order, with no
-    gap, no repeat and no null. Fails with one row per offending key.
+    SCD2: the versions of one key are numbered 1, 2, ..., n in sequence order, with no gap, no
+    repeat and no null. Fails with one row per offending key.
 #}
 {% test scd2_versions_are_consecutive(
     model,

@@ -1,6 +1,6 @@
 {#
-    SCD2 (SPEC §6): the versions of one key never overlap. Taking each key's versions in
-    `version_column` order, version n fails when
+    SCD2: the versions of one key never overlap. Taking each key's versions in `version_column`
+    order, version n fails when
     - it ends before it starts (`valid_to` < `valid_from`);
     - it is open (`valid_to` null) although a later version exists;
     - it ends after the next version starts (an overlap);

@@ -13,8 +13,9 @@
 A build costs about a minute, so every corpus file lands in the same landing folder, each as one
 kcat file, and one module-scoped build reads them all. Each file has its own topic, except where the
 authors' test wrote several files to one topic one after another (the schema-evolution batches and
-the null-value pair): their connector (MySQL) gives no source position, so Kafka's offset order is
-the order of their events (SPEC §6), which only holds within one topic.
+the null-value pair): their connector (MySQL) is ordered by Kafka position here, so Kafka's offset
+order is the order of their events (docs/ordering-and-history.md#event-order), which only holds
+within one topic.
 
 A row's identity is (source_db, source_table, row_key). Where two streams carry the same identity
 they would mix into one row, so one of them has its `source.db` renamed in memory (the files are
@@ -26,7 +27,7 @@ between them exists, so each file is its own collection here. MongoDB's `source_
 
 Where the authors' expectation relies on their tool's semantics rather than the events (Paimon
 evolving a table schema, RisingWave declaring a primary key, a string-typed Paimon table), the test
-asserts what SPEC.md says and explains the difference beside the assertion.
+asserts what this project's docs/ say and explains the difference beside the assertion.
 """
 
 import json
@@ -192,7 +193,7 @@ def landing_files() -> dict[str, list[KafkaRecord]]:
             offset += 1
     # Paimon's test writes a record with a null value between the two files. Here it carries the key
     # of the record before it, as a tombstone following a delete would: applied as a delete it would
-    # remove id 1, ignored (the default, SPEC §6) it leaves the table as Paimon expects.
+    # remove id 1, ignored (the default) it leaves the table as Paimon expects.
     (first,), (second,) = (json_lines(EVOLUTION, name) for name in NULLVALUE_FILES)
     first_key = json.dumps({"id": row_id(first, "id")})
     files[f"evolution-{NULLVALUE_FILES[0]}"] = [KafkaRecord(NULLVALUE_TOPIC, 0, 0, first_key, first)]
@@ -304,11 +305,11 @@ def document(text: str | None) -> dict[str, Any] | None:
 
 
 def expected_outcome(record: KafkaRecord) -> tuple[str, str | None]:
-    """(outcome, ignore class or quarantine reason) by what the record is (SPEC §4, §6)."""
+    """(outcome, ignore class or quarantine reason) by what the record is (docs/message-formats.md)."""
     if record.payload is None:
         return "ignored", "tombstone"
     body = envelope(json.loads(record.payload))
-    if "op" not in body:  # Paimon's bare documents: no envelope, no format of SPEC §4
+    if "op" not in body:  # Paimon's bare documents: no envelope, no known message format
         return "quarantine", "not_an_envelope"
     if body["op"] == "m":
         return "ignored", "logical_decoding_message"
@@ -417,7 +418,7 @@ def test_paimon_mongodb_file_leaves_the_state_paimon_s_output_rows_leave(tables:
     current = tables.current_of(paimon_db(name))
     assert [paimon_document(row["row"]) for row in current] == list(state.values())
     # The events of a file share one source position (ts_ms and ord); two with the same op are the
-    # same event delivered twice and are applied once (SPEC §6): one version at most, none for deletes.
+    # same event delivered twice and are applied once: one version at most, none for deletes.
     bodies = [envelope(json.loads(value)) for _, value in kafka_pairs(PAIMON_MONGODB, name)]
     assert len({(body["source"]["ts_ms"], body["source"]["ord"]) for body in bodies}) == 1
     history = tables.history_of(paimon_db(name))
@@ -491,7 +492,7 @@ def test_schema_evolution_final_state_is_paimon_s_last_table(tables: Tables) -> 
     rows = [dict(json.loads(row["row"])) for row in tables.current if row["source_table"] == "test.product"]
     assert sorted(as_text(row, columns) for row in rows) == sorted(expected)
     # Paimon evolves its table's schema: a column first seen in a later after image is added and
-    # older rows read NULL. Our row is the row's own after image (SPEC §6: c, r, u set the row to
+    # older rows read NULL. Our row is the row's own after image (c, r, u set the row to
     # `after`): a column Paimon shows as NULL is absent from the row JSON, never written as null.
     for row in rows:
         values = dict(zip(columns, next(e for e in expected if e[0] == str(row["id"])), strict=True))
@@ -500,7 +501,7 @@ def test_schema_evolution_final_state_is_paimon_s_last_table(tables: Tables) -> 
 
 def test_schema_evolution_history_holds_the_table_after_every_batch(tables: Tables) -> None:
     """The state after batch k, read from the history: per key the version its last event up to the
-    batch's last offset started (MySQL gives no source position: Kafka offsets order it, SPEC §6)."""
+    batch's last offset started (this project orders MySQL by Kafka offsets)."""
     columns = evolution_columns()
     changes = tables.changes_of(EVOLUTION_TOPIC)
     versions = {row["offset"]: row for row in tables.history if row["topic"] == EVOLUTION_TOPIC}
@@ -591,7 +592,7 @@ def test_risingwave_mongodb_snapshot_gives_the_strong_schema_table(tables: Table
     ]
     current = tables.current_of(MONGO_CUSTOMERS[name])
     columns = strong_columns()
-    # RisingWave's JSONB payload keeps the Extended JSON `{"$numberLong": "1001"}`; SPEC §4.2 unwraps
+    # RisingWave's JSONB payload keeps the Extended JSON `{"$numberLong": "1001"}`; we unwrap
     # it, which is what RisingWave's strong-schema table (with `_id BIGINT`) shows: compare with that.
     assert sorted(as_text(json.loads(row["row"]), columns) for row in current) == sorted(
         expected_lines(RISINGWAVE, "mongo_strong")
@@ -609,8 +610,8 @@ def test_risingwave_mongodb_snapshot_gives_the_strong_schema_table(tables: Table
 def test_risingwave_junk_kafka_key_is_quarantined_as_missing_key(tables: Tables) -> None:
     # RisingWave declares PRIMARY KEY (order_id) on its table and ignores the key ("****"), so it
     # counts 3 orders. This project has no per-table configuration: the row key is the Kafka key
-    # (README "Message formats"), and "****" is no JSON object, so each row change is quarantined
-    # as missing_key, with its raw key and payload, rather than guessed (SPEC §6: nothing is lost).
+    # (docs/message-formats.md), and "****" is no JSON object, so each row change is quarantined
+    # as missing_key, with its raw key and payload, rather than guessed (nothing is lost).
     quarantined = sorted(
         (row["offset"], row["key"], row["payload"], row["reason"])
         for row in tables.quarantine
@@ -683,7 +684,7 @@ def test_docs_postgres_changes_truncate_and_ignored_messages(tables: Tables) -> 
     assert updated["changed_columns"] is None
     # The truncate is a change of its table, with no key and no images.
     assert (truncated["op"], truncated["row_key"]) == ("t", None)
-    # The logical decoding messages are counted as ignored, never quarantined (SPEC §6).
+    # The logical decoding messages are counted as ignored, never quarantined.
     messages = [offset for offset, body in enumerate(bodies) if body["op"] == "m"]
     assert len(messages) == 2
     assert sorted(
@@ -703,7 +704,7 @@ def test_docs_postgres_changes_truncate_and_ignored_messages(tables: Tables) -> 
 
 
 def unwrap_number_long(value: Any) -> Any:
-    """The docs' documents use Extended JSON only for `{"$numberLong": ...}` ids (SPEC §4.2: unwrapped)."""
+    """The docs' documents use Extended JSON only for `{"$numberLong": ...}` ids (unwrapped)."""
     if isinstance(value, dict):
         if value.keys() == {"$numberLong"}:
             return int(value["$numberLong"])

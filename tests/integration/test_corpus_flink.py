@@ -3,13 +3,13 @@
 The five files carry the same 16 events. PostgreSQL: with the converter schema, without it, and
 as captured with the table's default REPLICA IDENTITY (updates without before image; the delete
 without any image, so its key can only come from the Kafka key). MySQL: with the converter schema
-and without it (MySQL has no source position in SPEC §6: Kafka order). Each is wrapped as kcat
-records in one partition of its own topic, keyed `{"id": ...}` from the row, and must give the
-final state Flink's changelog implies; the PostgreSQL streams also every SCD2 version derived
-from it (its validity times are PostgreSQL's).
+and without it (this project orders MySQL events by Kafka position). Each is wrapped as kcat records
+in one partition of its own topic, keyed `{"id": ...}` from the row, and must give the final state
+Flink's changelog implies; the PostgreSQL streams also every SCD2 version derived from it (its
+validity times are PostgreSQL's).
 
 All five land in one build: each stream's `source.db` is renamed after the stream, so the same
-table and keys in five databases must stay five independent sets of rows (SPEC §6).
+table and keys in five databases must stay five independent sets of rows.
 """
 
 import json

@@ -1,10 +1,9 @@
 """The randomized harness (tests/harness.py) against real builds: arrival order, duplicates,
 re-deliveries, late events and truncates in other partitions must not change `cdc_current` and
-`cdc_history`, which must equal the harness's oracle (SPEC §6).
+`cdc_history`, which must equal the harness's oracle (docs/ordering-and-history.md).
 
 Builds are the cost (about a minute each here), so one landing holds several independent
-scenarios side by side, each its own `source.db` (they never mix, SPEC §6), and five builds
-check everything:
+scenarios side by side, each its own `source.db` (they never mix), and five builds check everything:
 
 - `growing`: the records in three arrival batches, older events held back to later batches
   (late arrival), each batch a random permutation into files plus duplicates in other files and

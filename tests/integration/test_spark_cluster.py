@@ -1,4 +1,4 @@
-"""`SPARK_MASTER_URL` (SPEC §2): the same build on a Spark standalone cluster gives the same tables.
+"""`SPARK_MASTER_URL`: the same build on a Spark standalone cluster gives the same tables.
 
 A master and two one-core workers start on 127.0.0.1 from the pip pyspark. `cdc-dbt build` of the
 bundled demo landing runs on it as a user runs it, a separate driver process with its own

@@ -1,6 +1,6 @@
 {#
-    SPEC §6, nothing is lost: every landed record is a change, a quarantine row or a counted
-    ignored record. Returns each topic where landed records and their destinations disagree.
+    Nothing is lost: every landed record is a change, a quarantine row or a counted ignored record.
+    Returns each topic where landed records and their destinations disagree.
 #}
 
 select

@@ -9,7 +9,7 @@ CUSTOMER = {1: "CUSTOMER_ID", 2: "FIRST_NAME", 3: "LAST_NAME"}
 @pytest.mark.parametrize(
     ("mask", "ordinals"),
     [
-        # SPEC §4.5: leading zero digits change nothing; ordinal k is bit k-1 from the low end.
+        # Leading zero digits change nothing; ordinal k is bit k-1 from the low end.
         ("0B", {1, 2, 4}),
         ("000B", {1, 2, 4}),
         ("008080", {8, 16}),

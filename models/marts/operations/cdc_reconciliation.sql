@@ -1,5 +1,5 @@
 {#
-    Where every landed record went, per topic (SPEC §6 "nothing is lost"): each distinct landed
+    Where every landed record went, per topic ("nothing is lost"): each distinct landed
     record is a change in cdc_changes, a row of cdc_quarantine, or one of the counted ignore
     classes. `unaccounted` is what is left: the test on it fails the build when it is not 0.
     Changes and quarantine rows are counted in the marts themselves, so a record lost on the way
