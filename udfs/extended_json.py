@@ -108,7 +108,7 @@ def _double(value: Mapping[str, Any], _path: str) -> float | str:
     text = value["$numberDouble"]
     if text in NON_FINITE_DOUBLES:
         return str(text)
-    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+    if isinstance(text, bool) or not isinstance(text, (str, int, float, Decimal)):
         raise TypeError(f"expected a number as text, got {type(text).__name__}")
     number = float(text)
     if number != number or number in (float("inf"), float("-inf")):

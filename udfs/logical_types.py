@@ -8,13 +8,15 @@ Formats, fixed so that consumers can cast them with Spark directly:
 - dates `YYYY-MM-DD`; times `HH:MM:SS.fff` (ms), `.ffffff` (µs), `.fffffffff` (ns);
 - timestamps without zone `YYYY-MM-DDTHH:MM:SS.fff` with the same fraction widths;
 - zoned values are already ISO-8601 strings and are kept;
-- decimals as JSON strings with exactly their scale ("12.50"), never through a float.
+- decimals as JSON strings with exactly their scale ("12.50"), never through a float, whether
+  the converter wrote base64 bytes or (`decimal.format=NUMERIC`) a JSON number.
 """
 
 import base64
 import binascii
 from collections.abc import Callable, Mapping
 from datetime import date, timedelta
+from decimal import Context, Decimal, Inexact, InvalidOperation
 from typing import Any, TypeVar
 
 from udfs.reasons import Reason, RecordError
@@ -27,6 +29,8 @@ _UNAVAILABLE_BYTES = base64.b64encode(UNAVAILABLE_VALUE.encode()).decode()
 MAX_DECIMAL_SCALE = 16_383
 """PostgreSQL's widest numeric scale; a wider one is a damaged schema, whose text would not fit
 in memory (a scale of a billion pads a billion zeros)."""
+_EXACT = Context(prec=131_072 + MAX_DECIMAL_SCALE, traps=[Inexact, InvalidOperation])
+"""Decimal arithmetic that refuses to round, as wide as PostgreSQL's widest numeric."""
 
 _EPOCH = date(1970, 1, 1)
 _MS_PER_DAY = 86_400_000
@@ -153,13 +157,34 @@ def decode_decimal(encoded: str, scale: int) -> str:
 
 def scale_integer(unscaled: int, scale: int) -> str:
     """Exact decimal text of unscaled * 10**-scale."""
-    if abs(scale) > MAX_DECIMAL_SCALE:
-        raise ValueError(f"scale {scale} is beyond ±{MAX_DECIMAL_SCALE}")
+    _check_scale(scale)
     if scale <= 0:
         return str(unscaled * 10**-scale)
     sign = "-" if unscaled < 0 else ""
     digits = str(abs(unscaled)).rjust(scale + 1, "0")
     return f"{sign}{digits[:-scale]}.{digits[-scale:]}"
+
+
+def number_with_scale(number: int | float | Decimal, scale: int) -> str:
+    """Exact decimal text of a JSON number at a Decimal schema's scale, padded with zeros.
+
+    JsonConverter with `decimal.format=NUMERIC` writes the decimal itself, its scale's digits
+    included. `udfs.json_text` reads it as an int, a Decimal, or a float only when the double's
+    shortest text is the number: that text, never the double's binary value, is the number.
+    A number with more fraction digits than the scale does not fit it: a ValueError.
+    """
+    _check_scale(scale)
+    exact = Decimal(repr(number)) if isinstance(number, float) else Decimal(number)
+    try:
+        scaled = exact.quantize(Decimal((0, (1,), -scale)), context=_EXACT)
+    except ArithmeticError:
+        raise ValueError(f"{exact} does not fit the scale {scale}") from None
+    return f"{scaled if scaled else scaled.copy_abs():f}"  # no "-0.00"
+
+
+def _check_scale(scale: int) -> None:
+    if abs(scale) > MAX_DECIMAL_SCALE:
+        raise ValueError(f"scale {scale} is beyond ±{MAX_DECIMAL_SCALE}")
 
 
 def _integer(value: Any) -> int:
@@ -170,15 +195,15 @@ def _integer(value: Any) -> int:
 
 
 def _decimal(value: Any, schema: Schema) -> str:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        # decimal.handling.mode=double or a converter that already wrote a number.
-        return value  # type: ignore[return-value]
-    if not isinstance(value, str):
-        raise TypeError(f"expected base64 text, got {type(value).__name__}")
     parameters = schema.get("parameters") or {}
     if not isinstance(parameters, Mapping):
         raise TypeError(f"expected parameters as an object, got {type(parameters).__name__}")
-    return decode_decimal(value, int(parameters.get("scale", 0)))
+    scale = int(parameters.get("scale", 0))
+    if isinstance(value, str):
+        return decode_decimal(value, scale)
+    if isinstance(value, (int, float, Decimal)) and not isinstance(value, bool):
+        return number_with_scale(value, scale)
+    raise TypeError(f"expected base64 text or a number, got {type(value).__name__}")
 
 
 def _variable_scale_decimal(value: Any, _schema: Schema) -> str:

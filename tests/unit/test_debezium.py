@@ -155,3 +155,63 @@ def test_value_that_does_not_decode_is_quarantined() -> None:
     parsed = parse_record(KEY, payload, 0, 0)
     assert (parsed.outcome, parsed.reason) == ("quarantine", "invalid_value")
     assert "born" in (parsed.detail or "")
+
+
+def decimal_field(name: str, scale: int, precision: int) -> dict[str, object]:
+    parameters = {"scale": str(scale), "connect.decimal.precision": str(precision)}
+    return {"type": "bytes", "name": "org.apache.kafka.connect.data.Decimal", "parameters": parameters, "field": name}
+
+
+def numeric_decimal_message(after: str) -> str:
+    """A MySQL create as JsonConverter writes it with decimal.format=NUMERIC: its schema declares
+    Decimals, its payload holds them as JSON numbers. `after` is JSON text, so no float touches it."""
+    row = {"type": "struct", "fields": [{"type": "int32", "field": "id"}, decimal_field("amount", 3, 40)]}
+    schema = {"type": "struct", "fields": [{**row, "field": "before"}, {**row, "field": "after"}]}
+    source = '{"connector":"mysql","db":"shop","table":"ledger","ts_ms":1000}'
+    payload = f'{{"before":null,"after":{after},"source":{source},"op":"c","ts_ms":1005}}'
+    return f'{{"schema":{json.dumps(schema, separators=(",", ":"))},"payload":{payload}}}'
+
+
+def test_decimal_written_as_a_json_number_is_the_exact_string_with_its_scale() -> None:
+    payload = numeric_decimal_message('{"id":1,"amount":123456789876543212345678987654321.110}')
+    parsed = parse_record('{"id":1}', payload, 0, 0)
+    assert parsed.outcome == "change"
+    assert parsed.after == '{"id":1,"amount":"123456789876543212345678987654321.110"}'
+
+
+def test_decimal_json_number_is_padded_to_its_scale_and_never_rounded() -> None:
+    padded = parse_record('{"id":1}', numeric_decimal_message('{"id":1,"amount":-12345.1}'), 0, 0)
+    assert padded.after == '{"id":1,"amount":"-12345.100"}'
+    too_precise = parse_record('{"id":1}', numeric_decimal_message('{"id":1,"amount":12345.1234}'), 0, 0)
+    assert (too_precise.outcome, too_precise.reason) == ("quarantine", "invalid_value")
+    assert "amount" in (too_precise.detail or "")
+
+
+def test_decimal_key_written_as_a_json_number_keeps_its_digits() -> None:
+    key_schema = {"type": "struct", "fields": [decimal_field("id", 0, 40)]}
+    key = f'{{"schema":{json.dumps(key_schema)},"payload":{{"id":1234567898765432123456789876543212345678}}}}'
+    parsed = parse_record(key, envelope("c", after={"id": 1}), 0, 0)
+    assert parsed.row_key == '{"id":"1234567898765432123456789876543212345678"}'
+
+
+def test_schemaless_numbers_keep_the_digits_the_source_wrote() -> None:
+    """Without a schema a number is written back as read: an integer of any width as an integer, a
+    fraction a double holds as that double, any other fraction as a string of its digits."""
+    after = (
+        '{"id":1,"amount":123456789876543212345678987654321.110,"tiny":0.1000000000000000055511151231257827,'
+        '"big":98765432109876543210987654321,"weight":3.14,"ratio":0.30000000000000004}'
+    )
+    payload = envelope("c", after={}).replace('"after": {}', f'"after": {after}')
+    parsed = parse_record('{"id":1}', payload, 0, 0)
+    assert parsed.after == (
+        '{"id":1,"amount":"123456789876543212345678987654321.110","tiny":"0.1000000000000000055511151231257827",'
+        '"big":98765432109876543210987654321,"weight":3.14,"ratio":0.30000000000000004}'
+    )
+
+
+def test_an_update_of_the_last_digits_of_a_long_decimal_is_a_change() -> None:
+    before = '{"id":1,"amount":123456789876543212345678987654321.110}'
+    after = '{"id":1,"amount":123456789876543212345678987654321.111}'
+    payload = envelope("u", before={}, after={}).replace('"before": {}', f'"before": {before}')
+    parsed = parse_record('{"id":1}', payload.replace('"after": {}', f'"after": {after}'), 0, 0)
+    assert parsed.changed_columns == ("amount",)

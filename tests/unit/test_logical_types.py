@@ -1,4 +1,5 @@
 import base64
+from decimal import Decimal
 
 import pytest
 
@@ -11,6 +12,7 @@ from udfs.logical_types import (
     format_time,
     format_timestamp,
     is_unavailable,
+    number_with_scale,
 )
 from udfs.reasons import Reason, RecordError
 
@@ -69,6 +71,49 @@ def test_timestamps_before_and_after_epoch() -> None:
 )
 def test_connect_decimal_is_exact(unscaled: int, scale: int, expected: str) -> None:
     assert decode_decimal(connect_decimal(unscaled), scale) == expected
+
+
+@pytest.mark.parametrize(
+    ("number", "scale", "expected"),
+    [
+        # decimal.format=NUMERIC writes the decimal itself; json_text reads what a double cannot hold as a Decimal.
+        (Decimal("123456789876543212345678987654321.110"), 3, "123456789876543212345678987654321.110"),
+        (Decimal("2222222222222222300000001111.1234567890"), 10, "2222222222222222300000001111.1234567890"),
+        (Decimal("-0.1000000000000000055511151231257827"), 34, "-0.1000000000000000055511151231257827"),
+        (Decimal("1.2345678987654321234567898765432111E+32"), 3, "123456789876543212345678987654321.110"),
+        # A double here is one whose shortest text is the number: that text, never its binary value.
+        (1.1, 1, "1.1"),
+        (12345.11, 3, "12345.110"),
+        (0.1, 20, "0.10000000000000000000"),
+        (1e16, 0, "10000000000000000"),
+        (20000000000, 0, "20000000000"),
+        (7, 2, "7.00"),
+        (-5, 0, "-5"),
+        (5000, -3, "5000"),
+        (Decimal("-0.0"), 2, "0.00"),
+    ],
+)
+def test_connect_decimal_written_as_a_json_number_is_exact_at_its_scale(
+    number: int | float | Decimal, scale: int, expected: str
+) -> None:
+    assert number_with_scale(number, scale) == expected
+
+
+@pytest.mark.parametrize(("number", "scale"), [(Decimal("1.15"), 1), (1.5, 0), (5, -1), (Decimal("1e-400"), 3)])
+def test_a_json_number_with_more_digits_than_its_scale_is_an_invalid_value(
+    number: int | float | Decimal, scale: int
+) -> None:
+    schema = field("amount", "org.apache.kafka.connect.data.Decimal", kind="bytes", scale=str(scale))
+    with pytest.raises(RecordError) as raised:
+        decode_value(number, schema, "amount")
+    assert raised.value.reason is Reason.INVALID_VALUE
+
+
+def test_variable_scale_decimal_is_exact_at_any_precision() -> None:
+    schema = field("ratio", "io.debezium.data.VariableScaleDecimal", kind="struct")
+    forty_digits = {"scale": 3, "value": connect_decimal(1234567898765432123456789876543211234567)}
+    assert decode_value(forty_digits, schema) == "1234567898765432123456789876543211234.567"
+    assert decode_value({"scale": 0, "value": connect_decimal(-(2**130))}, schema) == str(-(2**130))
 
 
 def test_struct_decodes_each_field_by_its_schema_and_keeps_order() -> None:

@@ -116,6 +116,11 @@ HOSTILE_LITERALS = [
     Raw(str(2**63)),
     Raw(str(-(2**63) - 1)),
     Raw("9" * 300),
+    # Fractions a double cannot hold: json_text reads them as Decimals, wherever they stand.
+    Raw("123456789876543212345678987654321.110"),
+    Raw("-0.1000000000000000055511151231257827"),
+    Raw("4.9e-324"),
+    Raw("1." + "0" * 5000 + "1"),
     Raw('"\\ud800"'),
     Raw('"x\\udfffy"'),
     Raw('"\\u0000"'),
