@@ -4,6 +4,9 @@ usage:
   cdc-dbt build [dbt flags]        any dbt command (run, test, docs generate, ...), run on the
                                    embedded Spark, or on SPARK_MASTER_URL's cluster
   cdc-dbt sql "<Spark SQL>"        one query; each result row printed as one JSON object per line
+  cdc-dbt scaffold <source_table> [--connector C] [--folder F] [--name N] [--force]
+                                   write a typed mart for a landed table under models/marts/, with
+                                   types from what landed; starts no Spark (scaffold --help)
   cdc-dbt --version | --help
 
 environment (each optional):
@@ -47,6 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(version_line())
         return 0
     settings = load_settings()
+    if args[0] == "scaffold":
+        # Not a dbt command: it reads the landed files itself and writes models, with no JVM.
+        from cdc_dbt.scaffold import main as scaffold
+
+        return scaffold(args[1:], settings)
     starts_spark = args[0] == "sql" or needs_spark(args)
     mistake = folder_mistake(args[0], settings) or (unreachable_master(settings.master_url) if starts_spark else None)
     if mistake:
