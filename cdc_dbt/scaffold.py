@@ -385,25 +385,34 @@ class Mart:
 def field_types(evidence: TableEvidence) -> dict[str, ColumnType]:
     """Each field's type from the best information landed, fields in the source's order: the
     newest Debezium schema's (or Qlik table version's) first, then older versions' fields, then
-    fields only the rows show."""
-    types: dict[str, ColumnType] = {}
-    for row_schema, _ in sorted(evidence.row_schemas.values(), key=lambda entry: -entry[1]):
-        for name, schema in row_schema.items():
-            if name not in types and (column_type := debezium_type(schema)) is not None:
-                types[name] = column_type
-    versions = sorted(evidence.qlik_schemas.values(), key=lambda e: (-(e[0].table_version or 0), -e[1]))
-    for table_schema, _ in versions:
-        for column in table_schema.columns:
-            if column.name not in types and (column_type := qlik_type(column)) is not None:
-                types[column.name] = column_type
-    ordered = list(types)
-    for row_schema, _ in sorted(evidence.row_schemas.values(), key=lambda entry: -entry[1]):
-        ordered += [name for name in row_schema if name not in ordered]
-    for table_schema, _ in versions:
-        ordered += [column.name for column in table_schema.columns if column.name not in ordered]
-    ordered += [name for name in evidence.seen if name not in ordered]
-    ordered += [name for name in evidence.key_fields if name not in ordered]
-    return {name: types.get(name) or seen_type(evidence.seen.get(name, Seen())) for name in ordered}
+    fields only the rows show. A field takes its type from the newest schema that types it."""
+    schemas = [row_schema for row_schema, _ in sorted(evidence.row_schemas.values(), key=lambda entry: -entry[1])]
+    versions = [table for table, _ in sorted(evidence.qlik_schemas.values(), key=_newest_version_first)]
+    ordered: dict[str, None] = {}
+    for row_schema in schemas:
+        ordered.update(dict.fromkeys(row_schema))
+    for table_schema in versions:
+        ordered.update(dict.fromkeys(column.name for column in table_schema.columns))
+    ordered.update(dict.fromkeys(evidence.seen))
+    ordered.update(dict.fromkeys(evidence.key_fields))
+
+    def best_type(name: str) -> ColumnType:
+        for row_schema in schemas:
+            if name in row_schema and (column_type := debezium_type(row_schema[name])) is not None:
+                return column_type
+        for table_schema in versions:
+            for column in table_schema.columns:
+                if column.name == name and (column_type := qlik_type(column)) is not None:
+                    return column_type
+        return seen_type(evidence.seen.get(name, Seen()))
+
+    return {name: best_type(name) for name in ordered}
+
+
+def _newest_version_first(entry: tuple[qlik.QlikTableSchema, int]) -> tuple[int, int]:
+    """Qlik table versions by `tableVersion`, then by landing order, newest first."""
+    table_schema, landing_order = entry
+    return -(table_schema.table_version or 0), -landing_order
 
 
 def key_fields(evidence: TableEvidence) -> list[str]:
@@ -411,7 +420,7 @@ def key_fields(evidence: TableEvidence) -> list[str]:
     columns of the newest table version when no change has landed yet."""
     if evidence.key_fields:
         return list(evidence.key_fields)
-    versions = sorted(evidence.qlik_schemas.values(), key=lambda e: (-(e[0].table_version or 0), -e[1]))
+    versions = sorted(evidence.qlik_schemas.values(), key=_newest_version_first)
     return list(versions[0][0].key_columns) if versions else []
 
 
@@ -616,7 +625,9 @@ def choose_table(tables: Mapping[TableId, int], wanted: str, connector: str | No
     if not names:
         raise ScaffoldError(f"no source table has landed in {landing_dir} (CDC_LANDING_DIR)")
     matches = [wanted] if wanted in names else [name for name in names if name.lower() == wanted.lower()]
-    if len(matches) != 1:
+    if len(matches) > 1:
+        raise ScaffoldError(f"{wanted!r} matches {', '.join(sorted(matches))}: name one exactly as it landed")
+    if not matches:
         landed = ", ".join(sorted(f"{name} ({c})" for name, c in tables))
         raise ScaffoldError(f"no source table {wanted!r} has landed in {landing_dir}; landed: {landed}")
     connectors = sorted((c for name, c in tables if name == matches[0]), key=str)

@@ -511,6 +511,56 @@ def test_the_newest_schema_decides_and_older_fields_follow(tmp_path: Path) -> No
     }
 
 
+def test_a_field_the_schema_does_not_type_is_typed_by_its_values(tmp_path: Path) -> None:
+    fields = {"id": {"type": "int32"}, "shape": {"type": "something-new"}}
+    message = debezium_message({"id": 1, "shape": [1, 2]}, fields)
+    write_kcat_file(tmp_path / "landing" / "t.json", [KafkaRecord("t", 0, 0, '{"id":1}', message)])
+    current, _ = scaffold_models(tmp_path, "public.payments")
+    assert types_of(current)["id"] == "int"
+    assert types_of(current)["shape"] == "array<bigint>"
+    assert columns_of(current)["shape"]["description"] == "`shape` of public.payments (arrays seen in the rows)."
+
+
+def test_flattened_records_by_their_schema_without_the_transforms_fields(tmp_path: Path) -> None:
+    schema = row_schema(
+        {
+            "id": {"type": "int32"},
+            "total": decimal_schema("2", "9"),
+            "__op": {"type": "string"},
+            "__table": {"type": "string"},
+            "__schema": {"type": "string"},
+            "__deleted": {"type": "string"},
+        },
+        "server.public.payments.Value",
+    )
+    body = {"id": 1, "total": decimal_text(995), "__op": "c", "__schema": "public", "__table": "payments"}
+    message = json.dumps({"schema": schema, "payload": body | {"__deleted": "false"}})
+    write_kcat_file(tmp_path / "landing" / "t.json", [KafkaRecord("server.public.payments", 0, 0, '{"id":1}', message)])
+    current, _ = scaffold_models(tmp_path, "public.payments")
+    assert types_of(current) == {
+        "source_db": "string",
+        "row_key": "string",
+        "id": "int",
+        "total": "decimal(9,2)",
+        "last_op": "string",
+        "last_changed_ts": "timestamp",
+    }
+    # Without `__connector` the records name no connector: the declaration says so (null).
+    assert current["config"]["meta"] == {"cdc_source_table": "public.payments", "cdc_connector": None}
+    assert current["description"].startswith("Typed current state of public.payments: one row per live row")
+
+
+def test_two_tables_differing_only_in_case_need_the_exact_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [payment(1, 1), payment(2, 1, table="PUBLIC.payments")]
+    write_kcat_file(tmp_path / "landing" / "p.json", records)
+    assert main(["Public.Payments"], settings_for(tmp_path)) == 2
+    assert "matches PUBLIC.payments, public.payments" in capsys.readouterr().err
+    current, _ = scaffold_models(tmp_path, "PUBLIC.payments")
+    assert current["config"]["meta"]["cdc_source_table"] == "PUBLIC.payments"
+
+
 def test_a_qlik_table_by_its_newest_metadata_with_the_primary_key(tmp_path: Path) -> None:
     records = [
         KafkaRecord("qlik.HR.JOBS", 0, 0, '{"JOB_ID":"A"}', qlik_data("S1", {"JOB_ID": "A", "MIN_SALARY": "1.00"})),
