@@ -5,6 +5,9 @@ usage:
                                    embedded Spark, or on SPARK_MASTER_URL's cluster
   cdc-dbt sql "<Spark SQL>"        one query; each result row printed as one JSON object per line
   cdc-dbt debug                    the folders and Spark master in use, then dbt's own checks
+  cdc-dbt scaffold <source_table> [--connector C] [--folder F] [--name N] [--force]
+                                   write a typed mart for a landed table under models/marts/, with
+                                   types from what landed; starts no Spark (scaffold --help)
   cdc-dbt --version | --help
 
 environment (each optional):
@@ -55,6 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(version_line())
         return 0
     settings = load_settings()
+    if args[0] == "scaffold":
+        # Not a dbt command: it reads the landed files itself and writes models, with no JVM.
+        from cdc_dbt.scaffold import main as scaffold
+
+        return scaffold(args[1:], settings)
     command = dbt_command(args)
     starts_spark = command == "sql" or needs_spark(args)
     mistake = folder_mistake(command, settings) or (unreachable_master(settings.master_url) if starts_spark else None)

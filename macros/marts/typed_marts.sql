@@ -29,7 +29,7 @@
     {%- endif %}
     {%- set meta = config.get('meta') or {} %}
     {%- set columns = _declared_row_columns(model.columns, model.name) %}
-    {%- if not meta.get('cdc_source_table') or not meta.get('cdc_connector') or not columns %}
+    {%- if not meta.get('cdc_source_table') or 'cdc_connector' not in meta or not columns %}
         {{- exceptions.raise_compiler_error(
             'typed mart ' ~ model.name ~ ': its YAML must set config.meta.cdc_source_table,'
             ~ ' config.meta.cdc_connector and, on each column read from the row, data_type and meta.cdc_field'
@@ -145,7 +145,7 @@ select * from final
         on
             {{ rows }}.source_db <=> source_tables.source_db
             and {{ rows }}.source_table = source_tables.source_table
-            and source_tables.connector = {{ cdc_string_literal(connector) }}
+            and source_tables.connector <=> {{ 'null' if connector is none else cdc_string_literal(connector) }}
     where {{ rows }}.source_table = {{ cdc_string_literal(source_table) }}
 {% endmacro %}
 

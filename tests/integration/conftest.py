@@ -98,13 +98,16 @@ class DbtProject:
         unit_tests: bool = False,
         select: str | None = None,
         full_refresh: bool = False,
+        project_dir: Path = PACKAGE_PROJECT_DIR,
+        warn_error: bool = False,
     ) -> Build:
         """`dbt build` of `landing_dir` into `schema`. `example_marts` adds the demo's typed marts, for a
         landing that holds their tables (the product builds them only for the demo). Data tests are
         included unless `data_tests` is false (for a build whose tables a test proves equal to another
         build's, whose data tests ran); dbt unit tests only when asked, since they do not depend on the
         landed data. `select` narrows the build (dbt's --select). A second build into the same schema
-        is incremental, unless `full_refresh`."""
+        is incremental, unless `full_refresh`. `project_dir`: another copy of the project (a user's);
+        `warn_error`: a dbt warning fails the build."""
         from dbt.cli.main import dbtRunner
 
         os.environ["CDC_LANDING_DIR"] = str(landing_dir)
@@ -112,9 +115,10 @@ class DbtProject:
         excluded = [*([] if data_tests else ["test"]), *([] if unit_tests else ["unit_test"])]
         all_variables = {"landing_schema": f"{schema}_landing", "example_marts": example_marts, **(variables or {})}
         args = [
+            *(["--warn-error"] if warn_error else []),
             "build",
-            "--project-dir", str(PACKAGE_PROJECT_DIR),
-            "--profiles-dir", str(PACKAGE_PROJECT_DIR),
+            "--project-dir", str(project_dir),
+            "--profiles-dir", str(project_dir),
             "--target", "local",
             "--target-path", str(self.target_dir),
             "--vars", json.dumps(all_variables),
