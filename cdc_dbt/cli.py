@@ -5,6 +5,9 @@ usage:
                                    embedded Spark, or on SPARK_MASTER_URL's cluster
   cdc-dbt sql "<Spark SQL>"        one query; each result row printed as one JSON object per line
   cdc-dbt debug                    the folders and Spark master in use, then dbt's own checks
+  cdc-dbt serve [--host H --allow-remote]
+                                   a warm Spark Thrift (HiveServer2) server on 127.0.0.1:CDC_SERVER_PORT;
+                                   while it runs, sql and dbt commands on its warehouse go through it
   cdc-dbt scaffold <source_table> [--connector C] [--folder F] [--name N] [--force]
                                    write a typed mart for a landed table under models/marts/, with
                                    types from what landed; starts no Spark (scaffold --help)
@@ -16,11 +19,9 @@ environment (each optional):
   CDC_SCHEMA          the Spark database of the output tables       (default: cdc)
   SPARK_MASTER_URL    a Spark cluster, e.g. spark://host:7077       (default: embedded local[*])
   CDC_SHUFFLE_PARTITIONS  spark.sql.shuffle.partitions              (default: 8)
+  CDC_SERVER_PORT     the warm server's port                        (default: 10000)
 """
 
-import datetime as dt
-import decimal
-import json
 import os
 import signal
 import socket
@@ -31,6 +32,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
+from cdc_dbt.json_lines import write_json_lines
+from cdc_dbt.serve import ServerAddress, run_sql_on_server, running_server, serve_command
 from cdc_dbt.settings import Settings, load_settings
 from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
 
@@ -63,9 +66,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cdc_dbt.scaffold import main as scaffold
 
         return scaffold(args[1:], settings)
+    if args[0] == "serve":
+        return serve_command(args[1:], settings)
     command = dbt_command(args)
     starts_spark = command == "sql" or needs_spark(args)
-    mistake = folder_mistake(command, settings) or (unreachable_master(settings.master_url) if starts_spark else None)
+    server = running_server(settings) if starts_spark else None
+    mistake = folder_mistake(command, settings) or (
+        unreachable_master(settings.master_url) if starts_spark and not server else None
+    )
     if mistake:
         print(f"cdc-dbt: {mistake}", file=sys.stderr)
         return 2
@@ -74,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if command == "debug":
         print(folders_in_use(settings))
+    if server:
+        print(f"cdc-dbt: through the warm server at {server.host}:{server.port} (cdc-dbt serve)", file=sys.stderr)
+        return run_sql_on_server(server, args[1]) if args[0] == "sql" else run_dbt(settings, args, server=server)
     try:
         # Held until this process ends: the warehouse's metastore admits one process.
         _lock = hold_warehouse(settings.warehouse_dir, command) if starts_spark else None
@@ -176,12 +187,21 @@ def dbt_command(args: list[str]) -> str:
     return next((arg for arg in args if not arg.startswith("-")), args[0])
 
 
-def run_dbt(settings: Settings, args: list[str], callbacks: Sequence[Callable[[Any], None]] = ()) -> int:
-    """dbt `args` in this process, on the SparkSession when the command needs one; `callbacks`
-    receive each of dbt's events (the demo prints its progress from them)."""
+def run_dbt(
+    settings: Settings,
+    args: list[str],
+    callbacks: Sequence[Callable[[Any], None]] = (),
+    server: ServerAddress | None = None,
+) -> int:
+    """dbt `args` in this process: on the warm `server` when given (the `thrift` target, no JVM
+    here), else on this process's SparkSession when the command needs one. `callbacks` receive
+    each of dbt's events (the demo prints its progress from them)."""
     from dbt.cli.main import dbtRunner
 
-    if needs_spark(args):
+    if server:
+        os.environ.setdefault("DBT_TARGET", "thrift")
+        os.environ["CDC_SERVER_HOST"], os.environ["CDC_SERVER_PORT"] = server.host, str(server.port)
+    elif needs_spark(args):
         from cdc_dbt.recovery import remove_orphaned_table_folders
         from cdc_dbt.session import build_session
 
@@ -210,8 +230,7 @@ def run_sql(settings: Settings, query: str) -> int:
         message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         print(f"cdc-dbt sql: {message}", file=sys.stderr)
         return 1
-    for row in rows:
-        sys.stdout.write(json.dumps(row.asDict(recursive=True), default=_json_value, ensure_ascii=False) + "\n")
+    write_json_lines(row.asDict(recursive=True) for row in rows)
     return 0
 
 
@@ -223,17 +242,6 @@ def _default_dirs(args: list[str], settings: Settings) -> list[str]:
     if "--profiles-dir" not in args:
         extra += ["--profiles-dir", str(settings.project_dir)]
     return extra
-
-
-def _json_value(value: Any) -> Any:
-    """Spark values JSON has no type for: timestamps as ISO-8601, decimals as exact text."""
-    if isinstance(value, (dt.datetime, dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, decimal.Decimal):
-        return str(value)
-    if isinstance(value, (bytes, bytearray)):
-        return value.decode("utf-8", errors="backslashreplace")
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
 if __name__ == "__main__":

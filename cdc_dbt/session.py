@@ -11,6 +11,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -41,8 +42,9 @@ def require_java() -> None:
         )
 
 
-def build_session(settings: Settings) -> SparkSession:
-    """Start (or return) the process's SparkSession for these settings, UDFs registered."""
+def build_session(settings: Settings, extra_config: Mapping[str, str] | None = None) -> SparkSession:
+    """Start (or return) the process's SparkSession for these settings, UDFs registered;
+    `extra_config` adds Spark settings (the warm server's)."""
     require_java()
     settings.tables_dir.mkdir(parents=True, exist_ok=True)
     settings.landing_dir.mkdir(parents=True, exist_ok=True)
@@ -78,6 +80,8 @@ def build_session(settings: Settings) -> SparkSession:
         .config("spark.sql.sources.partitionOverwriteMode", "dynamic")
         .enableHiveSupport()
     )
+    for name, value in (extra_config or {}).items():
+        builder = builder.config(name, value)
     if not settings.master_url:
         # Our daemon must be importable by the workers: certain locally, not on a cluster.
         builder = builder.config("spark.python.daemon.module", PYTHON_WORKER_DAEMON)

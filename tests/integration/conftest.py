@@ -163,6 +163,21 @@ class DbtProject:
         return {result["unique_id"].rsplit(".", 1)[-1]: result for result in results}
 
 
+def rows_query(schema: str, tables: set[str]) -> str:
+    """Every row of `tables` as (table_name, row_json)."""
+    return " union all ".join(
+        f"select '{table}' as table_name, to_json(struct(*)) as row_json from `{schema}`.`{table}`"
+        for table in sorted(tables)
+    )
+
+
+def table_rows(rows: list[dict[str, str]]) -> dict[str, list[str]]:
+    by_table: dict[str, list[str]] = {}
+    for row in rows:
+        by_table.setdefault(row["table_name"], []).append(row["row_json"])
+    return {table: sorted(values) for table, values in by_table.items()}
+
+
 @dataclass
 class BuildTime:
     """Where one `dbt build` spent its time: its wall time, and the execution time of its models,

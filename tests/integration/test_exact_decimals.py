@@ -56,7 +56,7 @@ def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> 
         KafkaRecord(TOPIC, 0, 1, '{"id":2}', envelope(f'{{"id":2,"amount":{AMOUNT},"tiny":{TINY},"big":{BIG}}}')),
     ]
     write_kcat_file(landing_dir / f"{TOPIC}.json", records)
-    return dbt_project.build(landing_dir, schema="exact_decimals", select="+cdc_current")
+    return dbt_project.build(landing_dir, schema="exact_decimals", select="+cdc_current +cdc_history")
 
 
 def test_decimal_json_numbers_cast_to_decimal_38_with_every_digit(build: Build) -> None:

@@ -69,7 +69,9 @@ def test_scaffolded_marts_build_and_hold_every_live_row_typed(
             values = json.loads(live_row["row"])
             # Every field present in the row came through its declared type (a null here would be a
             # value the type could not hold).
-            missing = [name for name, field in fields.items() if values.get(field) is not None and not typed_row[name]]
+            missing = [
+                name for name, field in fields.items() if values.get(field) is not None and typed_row[name] is None
+            ]
             assert not missing, (table, typed_row["row_key"], missing)
         history = demo_build.rows(f"select count(*) as n from `{{schema}}`.`scaffolded_{table}_history`")
         versions = demo_build.rows(

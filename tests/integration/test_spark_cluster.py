@@ -35,7 +35,7 @@ import pyspark
 import pytest
 
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
-from tests.integration.conftest import DEMO_LANDING, Build
+from tests.integration.conftest import DEMO_LANDING, Build, rows_query, table_rows
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
 
@@ -236,21 +236,6 @@ class Target:
             for node in manifest["nodes"].values()
             if node["resource_type"] == "model" and node["original_file_path"].startswith("models/marts/")
         }
-
-
-def rows_query(schema: str, tables: set[str]) -> str:
-    """Every row of `tables` as (table_name, row_json)."""
-    return " union all ".join(
-        f"select '{table}' as table_name, to_json(struct(*)) as row_json from `{schema}`.`{table}`"
-        for table in sorted(tables)
-    )
-
-
-def table_rows(rows: list[dict[str, str]]) -> dict[str, list[str]]:
-    by_table: dict[str, list[str]] = {}
-    for row in rows:
-        by_table.setdefault(row["table_name"], []).append(row["row_json"])
-    return {table: sorted(values) for table, values in by_table.items()}
 
 
 @pytest.fixture

@@ -1,0 +1,216 @@
+"""`cdc-dbt serve`: the warm Spark Thrift (HiveServer2) server, as users and their tools reach it.
+
+One server process on its own warehouse and port (the suite's small-input Spark settings, as every
+process a test starts). Through it: the stock `dbt` CLI with `--target thrift` builds the demo and
+every output table equals the in-process build's (`demo_build`, whose data tests ran: this build
+runs the models, the comparison is its oracle); a HiveServer2 client (PyHive, what dbt-spark's
+thrift method uses) reads a typed mart with its types; `cdc-dbt sql` goes through the server and
+prints what the in-process session prints; two clients querying while an incremental build runs
+get answers, each the table before or after a model's write, never a half-written one. SIGTERM
+stops it with nothing left running.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pyhive import hive
+
+from cdc_dbt.cli import run_sql
+from cdc_dbt.serve import ServerAddress
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from tests.integration.conftest import DEMO_LANDING, Build, rows_query, table_rows
+from tests.kcat import KafkaRecord, write_kcat_file
+
+pytestmark = pytest.mark.slow
+
+VENV_BIN = Path(sys.executable).parent
+SCHEMA = "cdc"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Server:
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.landing, self.warehouse = folder, folder / "landing", folder / "warehouse"
+        shutil.copytree(DEMO_LANDING, self.landing)
+        self.address = ServerAddress("127.0.0.1", free_port())
+        self.process = subprocess.Popen(
+            [str(VENV_BIN / "cdc-dbt"), "serve"],
+            cwd=PACKAGE_PROJECT_DIR,
+            env=self.environment(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,  # its own process group: what is left of it can be found
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        assert line.startswith(f"cdc-dbt serve: listening on 127.0.0.1:{self.address.port} "), line
+
+    def environment(self) -> dict[str, str]:
+        environment = {name: value for name, value in os.environ.items() if not name.startswith(("CDC_", "DBT_"))}
+        return {
+            **environment,
+            "CDC_LANDING_DIR": str(self.landing),
+            "CDC_WAREHOUSE_DIR": str(self.warehouse),
+            "CDC_SERVER_PORT": str(self.address.port),
+            "CDC_SHUFFLE_PARTITIONS": os.environ["CDC_SHUFFLE_PARTITIONS"],
+        }
+
+    def run(self, *command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            list(command), cwd=PACKAGE_PROJECT_DIR, env=self.environment(), capture_output=True, text=True, timeout=900
+        )
+
+    def query(self, sql: str) -> list[tuple[object, ...]]:
+        with hive.connect(host=self.address.host, port=self.address.port) as connection:
+            cursor = connection.cursor()
+            cursor.execute(sql)
+            return list(cursor.fetchall())
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=120)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    started = Server(tmp_path_factory.mktemp("warm-server"))
+    yield started
+    if started.process.poll() is None:
+        started.stop()
+
+
+@pytest.fixture(scope="module")
+def built_with_plain_dbt(server: Server) -> subprocess.CompletedProcess[str]:
+    # The stock dbt CLI of the venv: no cdc-dbt, no JVM in this process.
+    return server.run(
+        str(VENV_BIN / "dbt"), "build", "--target", "thrift", "--resource-type", "model",
+        "--vars", "{example_marts: true}", "--project-dir", ".", "--profiles-dir", ".",
+        "--target-path", str(server.folder / "target"),
+    )  # fmt: skip
+
+
+def test_plain_dbt_through_the_server_builds_the_tables_of_the_in_process_build(
+    server: Server, built_with_plain_dbt: subprocess.CompletedProcess[str], demo_build: Build
+) -> None:
+    assert built_with_plain_dbt.returncode == 0, built_with_plain_dbt.stdout[-3000:]
+    manifest = json.loads((server.folder / "target" / "manifest.json").read_text())
+    tables = {
+        node["alias"]
+        for node in manifest["nodes"].values()
+        if node["resource_type"] == "model" and node["original_file_path"].startswith("models/marts/")
+    }
+    assert {"cdc_current", "cdc_history", "customers_current", "reviews_history"} <= tables
+    through_server = table_rows(
+        [{"table_name": name, "row_json": row} for name, row in server.query(rows_query(SCHEMA, tables))]
+    )
+    in_process = table_rows(demo_build.rows(rows_query("{schema}", tables)))
+    differing = {table for table in tables if through_server.get(table) != in_process.get(table)}
+    assert not differing, f"tables differ: {sorted(differing)}"
+
+
+def test_a_hiveserver2_client_reads_a_typed_mart_with_its_types(
+    server: Server, built_with_plain_dbt: subprocess.CompletedProcess[str]
+) -> None:
+    with hive.connect(host=server.address.host, port=server.address.port) as connection:
+        cursor = connection.cursor()
+        cursor.execute("select customer_id, email, updated_at from cdc.customers_current order by customer_id")
+        types = [column[1] for column in cursor.description]
+        rows = cursor.fetchall()
+    assert types == ["INT_TYPE", "STRING_TYPE", "TIMESTAMP_TYPE"]
+    assert rows and all(isinstance(customer_id, int) for customer_id, *_ in rows)
+
+
+def test_cdc_dbt_sql_goes_through_the_server_and_prints_what_the_session_prints(
+    server: Server,
+    built_with_plain_dbt: subprocess.CompletedProcess[str],
+    demo_build: Build,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    query = "select * from {schema}.employees_history order by row_key, version"
+    through_server = server.run(str(VENV_BIN / "cdc-dbt"), "sql", query.format(schema=SCHEMA))
+    assert through_server.returncode == 0, through_server.stderr
+    assert (
+        through_server.stderr
+        == f"cdc-dbt: through the warm server at 127.0.0.1:{server.address.port} (cdc-dbt serve)\n"
+    )
+    assert run_sql(Settings(PACKAGE_PROJECT_DIR, DEMO_LANDING, server.folder, None), query.format(schema="demo")) == 0
+    assert through_server.stdout == capsys.readouterr().out != ""
+    failed = server.run(str(VENV_BIN / "cdc-dbt"), "sql", "select * from cdc.no_such_table")
+    assert failed.returncode == 1
+    assert failed.stderr.splitlines()[-1].startswith("cdc-dbt sql: [TABLE_OR_VIEW_NOT_FOUND] The table or view")
+
+
+def test_clients_querying_during_a_build_see_each_table_before_or_after_it(
+    server: Server, built_with_plain_dbt: subprocess.CompletedProcess[str]
+) -> None:
+    counts = "select (select count(*) from cdc.cdc_current), (select count(*) from cdc.customers_current)"
+    before = server.query(counts)[0]
+    new_customers = [
+        KafkaRecord(
+            "dbserver1.inventory.customers", 7, offset, json.dumps({"id": 9000 + offset}),
+            json.dumps({
+                "before": None, "op": "c", "ts_ms": 1709539300000,
+                "after": {"id": 9000 + offset, "first_name": "New", "last_name": "Customer", "email": None,
+                          "updated_at": 1709539300000000},
+                "source": {"connector": "postgresql", "db": "inventory_db", "schema": "inventory",
+                           "table": "customers", "lsn": 200000000 + offset, "ts_ms": 1709539300000},
+            }),
+        )
+        for offset in range(5)
+    ]  # fmt: skip
+    write_kcat_file(server.landing / "new-customers.json", new_customers)
+
+    answers: list[tuple[object, ...]] = []
+    errors: list[str] = []
+    building = threading.Event()
+    building.set()
+
+    def keep_querying() -> None:
+        while building.is_set():
+            try:
+                answers.append(server.query(counts)[0])
+            except Exception as error:  # noqa: BLE001 - every failure is the finding
+                errors.append(str(error)[:300])
+            time.sleep(0.2)
+
+    clients = [threading.Thread(target=keep_querying) for _ in range(2)]
+    for client in clients:
+        client.start()
+    try:
+        build = server.run(
+            str(VENV_BIN / "cdc-dbt"), "run", "--vars", "{example_marts: true}",
+            "--target-path", str(server.folder / "target-incremental"),
+        )  # fmt: skip
+    finally:
+        building.clear()
+        for client in clients:
+            client.join()
+    assert build.returncode == 0, build.stdout[-3000:]
+    after = server.query(counts)[0]
+    assert after == (before[0] + 5, before[1] + 5)
+    assert not errors, errors[:3]
+    assert len(answers) >= 4, "the clients were answered while the build ran"
+    assert set(answers) <= {before, after}, f"answers other than before {before} or after {after}: {set(answers)}"
+
+
+def test_sigterm_stops_the_server_and_everything_it_started(server: Server) -> None:
+    assert server.stop() == 0
+    with pytest.raises(ProcessLookupError):
+        os.killpg(server.process.pid, 0)  # no process of its group is left: no JVM, no Python worker
+    assert not (server.warehouse / "cdc-dbt-server.json").exists()
