@@ -4,8 +4,12 @@
     that message by the `cdc_parse_qlik_record` UDF (docs/message-formats.md#qlik-replicate):
     - an enveloped data message binds to the metadata message whose `schemaId` equals its
       `messageSchemaId`;
-    - a bare data message names no schema: it binds to its topic's metadata when the topic has
-      exactly one `schemaId`.
+    - a bare data message names no schema: it binds to a metadata message whose column names
+      are the keys of its `data` (and `beforeData`): one of its own topic before one of another
+      topic (Replicate may publish metadata to a topic of its own); among those, the newest
+      below it in its partition, else the earliest (topic, partition, offset). Table versions
+      differ in their columns (a DDL change adds, drops or renames one), so after a DDL change
+      each bare message still finds its own version, whatever order the files land in.
     A data message whose metadata has not landed stays held, and is bound by the build its
     metadata lands in, whichever order they arrive in.
 
@@ -34,7 +38,12 @@ qlik_metadata_messages as (
         topic,
         `partition`,
         `offset`,
-        payload as metadata_payload
+        payload as metadata_payload,
+        -- Enveloped (`message.tableStructure`) or bare (`tableStructure`).
+        {{ cdc_json_key_set([
+            "coalesce(get_json_object(payload, '$.message.tableStructure.tableColumns'),"
+            ~ " get_json_object(payload, '$.tableStructure.tableColumns'))"
+        ]) }} as column_names
     from decoded_records
     where ignore_class = 'metadata_message'
 
@@ -51,17 +60,6 @@ qlik_metadata_by_schema_id as (
 
 ),
 
-qlik_metadata_by_topic as (
-
-    select
-        topic,
-        min_by(metadata_payload, struct(`partition`, `offset`)) as metadata_payload
-    from qlik_metadata_messages
-    group by topic
-    having count(distinct qlik_schema_id) = 1
-
-),
-
 held_records as (
 
     select held.*
@@ -74,6 +72,59 @@ held_records as (
                 and held.`offset` = bound.`offset`
     {% endif %}
     where held.reason = 'unknown_qlik_schema'
+
+),
+
+bare_records as (
+
+    select
+        topic,
+        `partition`,
+        `offset`,
+        {{ cdc_json_key_set([
+            "get_json_object(payload, '$.data')",
+            "get_json_object(payload, '$.beforeData')",
+        ]) }} as column_names
+    from held_records
+    where qlik_schema_id is null
+
+),
+
+bare_record_metadata_candidates as (
+
+    select
+        bare.topic,
+        bare.`partition`,
+        bare.`offset`,
+        metadata.metadata_payload,
+        -- The rule above as one ordering: the smallest wins.
+        struct(
+            metadata.topic != bare.topic as is_other_topic,
+            not (
+                metadata.topic = bare.topic
+                and metadata.`partition` = bare.`partition`
+                and metadata.`offset` < bare.`offset`
+            ) as is_not_below,
+            -metadata.`offset` as newest_below_first,
+            metadata.topic,
+            metadata.`partition`,
+            metadata.`offset`
+        ) as preference
+    from bare_records as bare
+    inner join qlik_metadata_messages as metadata
+        on bare.column_names = metadata.column_names
+
+),
+
+qlik_metadata_by_bare_record as (
+
+    select
+        topic,
+        `partition`,
+        `offset`,
+        min_by(metadata_payload, preference) as metadata_payload
+    from bare_record_metadata_candidates
+    group by topic, `partition`, `offset`
 
 ),
 
@@ -96,16 +147,20 @@ records_bound as (
         cast(null as string) as landing_detail,
         cdc_parse_qlik_record(
             held.payload,
-            coalesce(by_schema_id.metadata_payload, by_topic.metadata_payload),
+            coalesce(by_schema_id.metadata_payload, by_columns.metadata_payload),
             held.`partition`,
             held.`offset`
         ) as parsed
     from held_records as held
     left join qlik_metadata_by_schema_id as by_schema_id
         on held.qlik_schema_id = by_schema_id.qlik_schema_id
-    left join qlik_metadata_by_topic as by_topic
-        on held.qlik_schema_id is null and held.topic = by_topic.topic
-    where coalesce(by_schema_id.metadata_payload, by_topic.metadata_payload) is not null
+    left join qlik_metadata_by_bare_record as by_columns
+        on
+            held.qlik_schema_id is null
+            and held.topic = by_columns.topic
+            and held.`partition` = by_columns.`partition`
+            and held.`offset` = by_columns.`offset`
+    where coalesce(by_schema_id.metadata_payload, by_columns.metadata_payload) is not null
 
 ),
 

@@ -411,7 +411,7 @@ def types_of(model: dict[str, Any]) -> dict[str, str]:
 
 
 def grain(model: dict[str, Any]) -> list[str]:
-    (test,) = model["data_tests"]
+    (test,) = [test for test in model["data_tests"] if "unique_combination_of_columns" in test]
     columns: list[str] = test["unique_combination_of_columns"]["arguments"]["combination_of_columns"]
     return columns
 
@@ -998,3 +998,9 @@ def test_corpus_paimon_mongodb(tmp_path: Path) -> None:
         "last_op": "string",
         "last_changed_ts": "timestamp",
     }
+
+
+def test_the_current_mart_warns_of_a_declared_field_that_never_landed(tmp_path: Path) -> None:
+    current, history = scaffold_models(tmp_path, "inventory.customers", landing_dir=DEMO_LANDING)
+    assert {"typed_mart_fields_landed": {"config": {"severity": "warn"}}} in current["data_tests"]
+    assert all("typed_mart_fields_landed" not in test for test in history["data_tests"])
