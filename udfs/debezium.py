@@ -1,8 +1,9 @@
 """The Debezium change-event envelope (relational connectors), with or without the converter schema.
 
-Fields follow the Debezium documentation of the PostgreSQL and Db2 connectors: `before`, `after`,
-`source` (connector, db, schema, table, ts_ms, snapshot, lsn, sequence, txId, ...), `op`, `ts_ms`
-and the optional `transaction` block. MongoDB's envelopes (documents rather than rows) are parsed by
+Fields follow the Debezium documentation of the relational connectors: `before`, `after`,
+`source` (connector, db, schema, table, ts_ms, snapshot, txId, and each connector's position:
+PostgreSQL lsn and sequence, MySQL/MariaDB file, pos and row, ...), `op`, `ts_ms` and the optional
+`transaction` block. MongoDB's envelopes (documents rather than rows) are parsed by
 `udfs.mongodb`, which shares this module's envelope helpers.
 """
 
@@ -27,10 +28,24 @@ MIN_BIGINT = -(2**63)
 MAX_TIMESTAMP_MS = MAX_BIGINT // 1000
 """Beyond this, `timestamp_millis` overflows counting microseconds (and a build would fail)."""
 
-_POSITION_BY_CONNECTOR: dict[str, Callable[[Mapping[str, Any]], tuple[int, ...] | None]] = {
-    "postgresql": positions.postgres_position,
-    "db2": positions.db2_position,
-    "mongodb": positions.mongodb_position,
+PositionOf = Callable[[Mapping[str, Any], tuple[int, int]], tuple[int, ...] | None]
+"""A connector's position from its `source` block, given the event's Kafka (partition, offset)."""
+
+
+def _from_source(position_of: Callable[[Mapping[str, Any]], tuple[int, ...] | None]) -> PositionOf:
+    """A position the `source` block gives alone, whatever the Kafka position."""
+    return lambda source, _kafka_position: position_of(source)
+
+
+_POSITION_BY_CONNECTOR: dict[str, PositionOf] = {
+    "postgresql": _from_source(positions.postgres_position),
+    "db2": _from_source(positions.db2_position),
+    "mongodb": _from_source(positions.mongodb_position),
+    "mysql": _from_source(positions.mysql_position),
+    "mariadb": _from_source(positions.mysql_position),
+    "sqlserver": _from_source(positions.sqlserver_position),
+    # Oracle's changes of one transaction at one SCN may have no order of their own (no rs_id).
+    "oracle": positions.oracle_position,
 }
 
 
@@ -197,7 +212,7 @@ def _row_image(
 def source_position(connector: str | None, source: Mapping[str, Any], partition: int, offset: int) -> str:
     """The sort key of the source position the connector's `source` block gives, else Kafka's."""
     position_of = _POSITION_BY_CONNECTOR.get(connector or "")
-    numbers = position_of(source) if position_of else None
+    numbers = position_of(source, (partition, offset)) if position_of else None
     if numbers is None:
         return positions.kafka_sort_key(partition, offset)
     return positions.sort_key(positions.SOURCE_POSITION, numbers)

@@ -27,8 +27,11 @@ names them); else the converter schema's name or the topic, Debezium's `<prefix>
 database>.<table>`: its last two segments. `source_db` only from `__db`.
 
 Position: the connector's own (`udfs.positions`) from the metadata when it names the connector
-(`__connector`, or `__collection` for MongoDB), else PostgreSQL's from `__lsn`, Db2's / SQL
-Server's from `__commit_lsn` / `__change_lsn`; else Kafka's.
+(`__connector`, or `__collection` for MongoDB), else the one its position fields belong to:
+PostgreSQL's from `__lsn`, SQL Server's from `__commit_lsn`, `__change_lsn` and
+`__event_serial_no`, Db2's from `__commit_lsn` / `__change_lsn` alone, Oracle's from
+`__commit_scn` / `__scn` (and `__rs_id`, `__ssn`), MySQL's from `__file`, `__pos` and `__row`
+(and `__snapshot`); else Kafka's.
 """
 
 from collections.abc import Mapping
@@ -192,10 +195,21 @@ def _table_of_topic(topic: str) -> str:
     return ".".join(segments[-2:])
 
 
+_CONNECTOR_BY_POSITION_FIELD = (
+    ("lsn", "postgresql"),
+    ("event_serial_no", "sqlserver"),
+    ("commit_lsn", "db2"),
+    ("change_lsn", "db2"),
+    ("commit_scn", "oracle"),
+    ("scn", "oracle"),
+    ("file", "mysql"),
+)
+"""Without `__connector`, the connector whose position a record's metadata holds: the first of these
+fields present names it. SQL Server's LSNs without `event_serial_no` are ordered as Db2's, which
+is the same order (`commit_lsn`, then `change_lsn`)."""
+
+
 def _position(connector: str | None, source: Mapping[str, Any], partition: int, offset: int) -> str:
     if connector is None:
-        if "lsn" in source:
-            connector = "postgresql"
-        elif "commit_lsn" in source or "change_lsn" in source:
-            connector = "db2"
+        connector = next((named for field, named in _CONNECTOR_BY_POSITION_FIELD if field in source), None)
     return debezium.source_position(connector, source, partition, offset)

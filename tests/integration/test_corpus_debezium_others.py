@@ -13,9 +13,10 @@
 A build costs about a minute, so every corpus file lands in the same landing folder, each as one
 kcat file, and one module-scoped build reads them all. Each file has its own topic, except where the
 authors' test wrote several files to one topic one after another (the schema-evolution batches and
-the null-value pair): their connector (MySQL) is ordered by Kafka position here, so Kafka's offset
-order is the order of their events (docs/ordering-and-history.md#event-order), which only holds
-within one topic.
+the null-value pair): their MySQL events carry no binlog coordinates (`"file": ""`, `"pos": 0`),
+so they are ordered by Kafka position, and Kafka's offset order is the order of their events
+(docs/ordering-and-history.md#event-order), which only holds within one topic. RisingWave's MySQL
+events do carry theirs, in the order of their offsets.
 
 A row's identity is (source_db, source_table, row_key). Where two streams carry the same identity
 they would mix into one row, so one of them has its `source.db` renamed in memory (the files are
@@ -501,7 +502,7 @@ def test_schema_evolution_final_state_is_paimon_s_last_table(tables: Tables) -> 
 
 def test_schema_evolution_history_holds_the_table_after_every_batch(tables: Tables) -> None:
     """The state after batch k, read from the history: per key the version its last event up to the
-    batch's last offset started (this project orders MySQL by Kafka offsets)."""
+    batch's last offset started (these MySQL events have no binlog coordinates: ordered by Kafka offsets)."""
     columns = evolution_columns()
     changes = tables.changes_of(EVOLUTION_TOPIC)
     versions = {row["offset"]: row for row in tables.history if row["topic"] == EVOLUTION_TOPIC}

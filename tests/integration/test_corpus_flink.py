@@ -3,7 +3,8 @@
 The five files carry the same 16 events. PostgreSQL: with the converter schema, without it, and
 as captured with the table's default REPLICA IDENTITY (updates without before image; the delete
 without any image, so its key can only come from the Kafka key). MySQL: with the converter schema
-and without it (this project orders MySQL events by Kafka position). Each is wrapped as kcat records
+and without it (ordered by their binlog `file`, `pos` and `row`, which agree with the capture's
+order; the snapshot's reads share `mysql-bin.000003` at 154). Each is wrapped as kcat records
 in one partition of its own topic, keyed `{"id": ...}` from the row, and must give the final state
 Flink's changelog implies; the PostgreSQL streams also every SCD2 version derived from it (its
 validity times are PostgreSQL's).

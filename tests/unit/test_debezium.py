@@ -77,6 +77,93 @@ def test_connector_without_known_position_falls_back_to_kafka_position() -> None
     parsed = parse_record(KEY, envelope("c", after={"id": 1}, source=mysql), 3, 17)
     assert parsed.position == kafka_sort_key(3, 17)
     assert parsed.source_table == "shop.items"
+    vitess = {"connector": "vitess", "keyspace": "shop", "table": "items", "vgtid": "[]"}
+    assert parse_record(KEY, envelope("c", after={"id": 1}, source=vitess), 3, 18).position == kafka_sort_key(3, 18)
+
+
+MYSQL_SOURCE = {"connector": "mysql", "db": "shop", "table": "items", "server_id": 223344, "file": "mysql-bin.000003"}
+SQLSERVER_SOURCE = {"connector": "sqlserver", "db": "shop", "schema": "dbo", "table": "items"}
+ORACLE_SOURCE = {
+    "connector": "oracle",
+    "db": "ORCLPDB1",
+    "schema": "SHOP",
+    "table": "ITEMS",
+    "txId": "05000c00b9020000",
+}
+
+# Each connector's events of one row in source order: a snapshot read where the connector marks one,
+# then changes whose positions differ in each number of the position and in its width.
+EVENTS_IN_SOURCE_ORDER: dict[str, list[tuple[str, dict[str, object]]]] = {
+    "mysql": [
+        ("r", {**MYSQL_SOURCE, "snapshot": "true", "pos": 157, "row": 0}),
+        ("u", {**MYSQL_SOURCE, "snapshot": "false", "pos": 157, "row": 0}),
+        ("u", {**MYSQL_SOURCE, "snapshot": "false", "pos": 1442, "row": 1}),
+        ("u", {**MYSQL_SOURCE, "file": "mysql-bin.000009", "pos": 98765, "row": 0}),
+        ("u", {**MYSQL_SOURCE, "file": "mysql-bin.000010", "pos": 4, "row": 0}),
+        ("d", {**MYSQL_SOURCE, "file": "mysql-bin.000010", "pos": 400, "row": 0}),
+    ],
+    "mariadb": [
+        ("r", {**MYSQL_SOURCE, "connector": "mariadb", "file": "mariadb-bin.000099", "pos": 9, "snapshot": "first"}),
+        ("u", {**MYSQL_SOURCE, "connector": "mariadb", "file": "mariadb-bin.000099", "pos": 10, "row": 0}),
+        ("u", {**MYSQL_SOURCE, "connector": "mariadb", "file": "mariadb-bin.000100", "pos": 4, "row": 0}),
+    ],
+    "sqlserver": [
+        ("r", {**SQLSERVER_SOURCE, "snapshot": "true", "commit_lsn": "00000027:00000758:0003"}),
+        ("u", {**SQLSERVER_SOURCE, "commit_lsn": "00000027:00000758:0003", "change_lsn": "00000027:00000750:0002"}),
+        ("u", {**SQLSERVER_SOURCE, "commit_lsn": "00000027:000009ff:0001", "change_lsn": "00000027:000009f0:0002"}),
+        ("d", {**SQLSERVER_SOURCE, "commit_lsn": "00000028:00000010:0001", "change_lsn": "00000028:00000008:0004"}),
+        (
+            "c",
+            {
+                **SQLSERVER_SOURCE,
+                "commit_lsn": "00000028:00000010:0001",
+                "change_lsn": "00000028:00000008:0004",
+                "event_serial_no": 2,
+            },
+        ),
+    ],
+    "oracle": [
+        ("r", {**ORACLE_SOURCE, "snapshot": "true", "scn": "9223372036854775806", "commit_scn": None}),
+        (
+            "u",
+            {**ORACLE_SOURCE, "scn": "9223372036854775800", "commit_scn": "9223372036854775808", "rs_id": "0x1.2.10"},
+        ),
+        (
+            "u",
+            {**ORACLE_SOURCE, "scn": "9223372036854775800", "commit_scn": "9223372036854775808", "rs_id": "0x1.3.10"},
+        ),
+        (
+            "u",
+            {**ORACLE_SOURCE, "scn": "18446744073709551617", "commit_scn": "18446744073709551618", "rs_id": "0x1.4.10"},
+        ),
+        ("d", {**ORACLE_SOURCE, "scn": "100000000000000000000", "commit_scn": "100000000000000000001", "ssn": 0}),
+    ],
+}
+
+
+@pytest.mark.parametrize("connector", list(EVENTS_IN_SOURCE_ORDER))
+def test_events_landed_at_reversed_offsets_keep_their_source_order(connector: str) -> None:
+    """A late or re-delivered event has a higher offset than the events after it at the source."""
+    events = EVENTS_IN_SOURCE_ORDER[connector]
+    parsed = [
+        parse_record(
+            KEY, envelope(op, after=None if op == "d" else {"id": 1}, before={"id": 1}, source=source), 0, offset
+        )
+        for op, source, offset in zip(
+            [op for op, _ in events], [source for _, source in events], range(len(events), 0, -1), strict=True
+        )
+    ]
+    assert [record.outcome for record in parsed] == ["change"] * len(events)
+    positions = [record.position or "" for record in parsed]
+    assert all(position.startswith("s:") for position in positions)
+    assert positions == sorted(positions) and len(set(positions)) == len(positions)
+
+
+def test_mysql_binlog_position_is_the_same_whichever_offset_delivers_it() -> None:
+    """A connector restart sends an event again at a new offset: the same position, one event."""
+    source = {**MYSQL_SOURCE, "pos": 1442, "row": 1}
+    first, again = (parse_record(KEY, envelope("u", after={"id": 1}, source=source), 0, offset) for offset in (5, 900))
+    assert first.position == again.position == sort_key("s", (3, 1442, 1, 1))
 
 
 def test_snapshot_flag_accepts_booleans_and_strings() -> None:

@@ -207,6 +207,66 @@ def test_position_from_lsn_else_kafka() -> None:
     assert parse_record(KEY, json.dumps(db2), 0, 0).position == sort_key("s", (0x27, 0x758, 3, 0x27, 0x758, 5))
 
 
+# Flattened records of one row in source order, each with the position fields ExtractNewRecordState
+# copies in with `add.fields` (named by `__connector` or not).
+FLATTENED_IN_SOURCE_ORDER: dict[str, list[dict[str, object]]] = {
+    "mysql": [
+        {"__op": "r", "__snapshot": "true", "__file": "mysql-bin.000009", "__pos": 157, "__row": 0},
+        {"__op": "u", "__snapshot": "false", "__file": "mysql-bin.000009", "__pos": 157, "__row": 0},
+        {"__op": "u", "__file": "mysql-bin.000009", "__pos": 1442, "__row": 1},
+        {"__op": "u", "__file": "mysql-bin.000010", "__pos": 4, "__row": 0},
+    ],
+    "mariadb by name": [
+        {"__op": "u", "__connector": "mariadb", "__source_file": "mariadb-bin.000009", "__source_pos": 700},
+        {"__op": "u", "__connector": "mariadb", "__source_file": "mariadb-bin.000010", "__source_pos": 4},
+    ],
+    "sqlserver": [
+        {
+            "__op": "u",
+            "__commit_lsn": "00000027:00000758:0003",
+            "__change_lsn": "00000027:00000750:0002",
+            "__event_serial_no": 1,
+        },
+        {
+            "__op": "u",
+            "__commit_lsn": "00000027:000009ff:0001",
+            "__change_lsn": "00000027:000009f0:0002",
+            "__event_serial_no": 1,
+        },
+        {
+            "__op": "u",
+            "__commit_lsn": "00000027:000009ff:0001",
+            "__change_lsn": "00000027:000009f0:0002",
+            "__event_serial_no": 2,
+        },
+    ],
+    "oracle": [
+        {"__op": "u", "__commit_scn": "9223372036854775808", "__scn": "9223372036854775800", "__rs_id": "0x1.2.10"},
+        {"__op": "u", "__commit_scn": "9223372036854775808", "__scn": "9223372036854775800", "__rs_id": "0x1.3.10"},
+        {"__op": "u", "__commit_scn": "18446744073709551618", "__scn": "18446744073709551617", "__rs_id": "0x1.1.10"},
+    ],
+}
+
+
+@pytest.mark.parametrize("connector", list(FLATTENED_IN_SOURCE_ORDER))
+def test_flattened_records_at_reversed_offsets_keep_their_source_order(connector: str) -> None:
+    records = FLATTENED_IN_SOURCE_ORDER[connector]
+    offsets = range(len(records), 0, -1)
+    parsed = [
+        parse_record(KEY, json.dumps({"id": 1, **record}), 0, offset)
+        for record, offset in zip(records, offsets, strict=True)
+    ]
+    assert [record.outcome for record in parsed] == ["change"] * len(records)
+    positions = [record.position or "" for record in parsed]
+    assert all(position.startswith("s:") for position in positions)
+    assert positions == sorted(positions) and len(set(positions)) == len(positions)
+
+
+def test_flattened_position_fields_are_metadata_not_columns() -> None:
+    value = {"id": 1, "__op": "u", "__file": "mysql-bin.000003", "__pos": 157, "__row": 0, "__scn": "5", "__ssn": 0}
+    assert parse_record(KEY, json.dumps(value), 0, 0).after == '{"id":1}'
+
+
 def test_mongodb_flattened_document_unwraps_and_keys_on_id() -> None:
     value = {
         "_id": {"$oid": "ab12"},

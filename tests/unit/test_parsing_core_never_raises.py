@@ -134,6 +134,7 @@ FIELD_NAMES = [
     *("name", "parameters", "scale", "value", "items", "values", "optional", "status", "id", "_id"),
     *("ts_ms", "connector", "db", "table", "collection", "lsn", "sequence", "commit_lsn"),
     *("change_lsn", "ord", "snapshot", "txId", "transaction", "total_order", "data_collection_order"),
+    *("file", "pos", "row", "event_serial_no", "scn", "commit_scn", "rs_id", "ssn", "__file", "__scn"),
     *("__op", "__deleted", "__table", "__collection", "__db", "__schema", "__lsn", "__source_ts_ms"),
     *("__ts_ms", "__connector", "$oid", "$date", "$numberLong", "$numberDouble", "$numberDecimal"),
     *("$binary", "$type", "$set", "$unset", "$v", "diff", "magic", "message", "messageSchemaId"),
@@ -149,6 +150,7 @@ TEXTS = [
     *("a.²", "a.99999999999", "2019-11-11T09:13:04.067", "0B", "zz", "struct", "array", "map"),
     *("io.debezium.time.Date", "io.debezium.time.MicroTimestamp", "io.debezium.data.VariableScaleDecimal"),
     *("org.apache.kafka.connect.data.Decimal", "5eb626b3452cd570b405bf7d", "shop.items.Value", "Ωμέγα"),
+    *("mariadb", "sqlserver", "oracle", "mysql-bin.000003", "mysql-bin.", " 0x000024.00004a1e.0010 ", "0x"),
 ]
 
 field_names = st.sampled_from(FIELD_NAMES) | st.text(max_size=8)
@@ -230,6 +232,35 @@ DB2_SOURCE = {
     "change_lsn": "00000027:00000758:0002",
     "ts_ms": 1,
 }
+MYSQL_SOURCE = {
+    "connector": "mysql",
+    "db": "shop",
+    "table": "items",
+    "server_id": 223344,
+    "file": "mysql-bin.000003",
+    "pos": 1442,
+    "row": 1,
+    "snapshot": "false",
+}
+SQLSERVER_SOURCE = {
+    "connector": "sqlserver",
+    "db": "shop",
+    "schema": "dbo",
+    "table": "items",
+    "commit_lsn": "00000027:00000758:0003",
+    "change_lsn": "00000027:00000758:0002",
+    "event_serial_no": 1,
+}
+ORACLE_SOURCE = {
+    "connector": "oracle",
+    "db": "ORCLPDB1",
+    "schema": "SHOP",
+    "table": "ITEMS",
+    "scn": "18446744073709551617",
+    "commit_scn": "18446744073709551618",
+    "rs_id": " 0x000024.00004a1e.0010 ",
+    "ssn": 0,
+}
 ITEM_SCHEMA = {
     "type": "struct",
     "name": "shop.public.items.Value",
@@ -283,6 +314,10 @@ DEBEZIUM_BASES: list[Any] = [
     {**PG_CREATE, "source": {**PG_SOURCE, "connector": "mysql", "schema": None}},
     PG_SCHEMA_CREATE,
     {"status": "BEGIN", "id": "571:53195829", "event_count": None, "data_collections": None, "ts_ms": 1},
+    {**PG_UPDATE, "source": MYSQL_SOURCE},
+    {**PG_UPDATE, "source": {**MYSQL_SOURCE, "connector": "mariadb"}},
+    {**PG_UPDATE, "source": SQLSERVER_SOURCE},
+    {**PG_UPDATE, "source": ORACLE_SOURCE},
 ]
 
 MONGO_SOURCE = {"connector": "mongodb", "db": "shop", "collection": "orders", "ts_ms": 1000, "ord": 1, "rs": "rs0"}
@@ -341,6 +376,15 @@ FLATTENED_BASES: list[Any] = [
     {"id": 1, "notes": "__debezium_unavailable_value", "__op": "t", "__table": "items"},
     {"schema": ITEM_SCHEMA, "payload": {**ITEM_ROW, "__op": "m"}},
     {"schema": ITEM_SCHEMA, "payload": ITEM_ROW},
+    {"id": 1, "__op": "u", "__file": "mysql-bin.000003", "__pos": 1442, "__row": 1, "__snapshot": "false"},
+    {
+        "id": 1,
+        "__op": "u",
+        "__commit_scn": "18446744073709551618",
+        "__scn": "18446744073709551617",
+        "__rs_id": "0x1.2.3",
+    },
+    {"id": 1, "__op": "u", "__commit_lsn": "00000027:00000758:0003", "__event_serial_no": 2},
 ]
 
 QLIK_METADATA: dict[str, Any] = {
@@ -505,7 +549,7 @@ def test_the_valid_debezium_messages_are_changes_or_ignored() -> None:
     """The near misses start from real messages (else the properties would test little)."""
     parsed = [check_parsed(parse_record(DEBEZIUM_KEYS[0], render(base), 0, 1, "t")) for base in DEBEZIUM_BASES]
     assert [record.op or record.ignore_class for record in parsed] == [
-        *("c", "u", "d", "t", "logical_decoding_message", "u", "c", "r", "transaction_marker")
+        *("c", "u", "d", "t", "logical_decoding_message", "u", "c", "r", "transaction_marker", "u", "u", "u", "u")
     ]
 
 
@@ -563,6 +607,7 @@ def test_the_valid_flattened_records_are_changes() -> None:
         ("change", "t"),
         ("ignored", "logical_decoding_message"),
         ("change", "u"),
+        *[("change", "u")] * 3,
     ]
 
 
