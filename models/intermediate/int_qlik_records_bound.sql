@@ -100,10 +100,10 @@ bare_record_metadata_candidates as (
         -- The rule above as one ordering: the smallest wins.
         struct(
             metadata.topic != bare.topic as is_other_topic,
-            not (
-                metadata.topic = bare.topic
-                and metadata.`partition` = bare.`partition`
-                and metadata.`offset` < bare.`offset`
+            (
+                metadata.topic != bare.topic
+                or metadata.`partition` != bare.`partition`
+                or metadata.`offset` > bare.`offset`
             ) as is_not_below,
             -metadata.`offset` as newest_below_first,
             metadata.topic,
