@@ -22,6 +22,7 @@ environment (each optional):
   CDC_SERVER_PORT     the warm server's port                        (default: 10000)
 """
 
+import contextlib
 import os
 import signal
 import socket
@@ -117,10 +118,23 @@ def exit_at_interrupt() -> None:
 
     def interrupted(signal_number: int, frame: FrameType | None) -> NoReturn:
         sys.stdout.flush()
+        stop_resource_tracker()
         print(f"cdc-dbt: {INTERRUPTED}", file=sys.stderr, flush=True)
         os._exit(130)
 
     signal.signal(signal.SIGINT, interrupted)
+
+
+def stop_resource_tracker() -> None:
+    """Stop multiprocessing's resource tracker (dbt's thread pools start one) before exiting at
+    once: left to find its parent gone, it would print a warning about leaked semaphores, in the
+    terminal that pressed Ctrl-C. (Linux unlinks them at creation: nothing is left behind.)"""
+    from multiprocessing import resource_tracker
+
+    tracker_pid = getattr(getattr(resource_tracker, "_resource_tracker", None), "_pid", None)
+    if tracker_pid:
+        with contextlib.suppress(OSError):
+            os.kill(tracker_pid, signal.SIGKILL)
 
 
 def folders_in_use(settings: Settings) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from cdc_dbt.cli import run_dbt
+from cdc_dbt.cli import exit_at_interrupt, run_dbt
 from cdc_dbt.session import build_session
 from cdc_dbt.settings import Settings, load_settings
 from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
@@ -20,6 +20,7 @@ SAMPLE_ROWS = 3
 
 
 def main() -> int:
+    exit_at_interrupt()
     settings = load_settings()
     try:
         _lock = hold_warehouse(settings.warehouse_dir, "demo")  # held until this process ends

@@ -20,8 +20,12 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from cdc_dbt.settings import Settings
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 DEFAULT_PORT = 10000
 STARTUP_SECONDS = 60
@@ -135,7 +139,7 @@ def serve(settings: Settings, address: ServerAddress) -> int:
         time.sleep(0.2)
     if not accepts_connections(address):
         server.stop()
-        spark.stop()
+        stop_jvm(spark)
         print(f"cdc-dbt serve: the server did not listen on {address.host}:{address.port}", file=sys.stderr)
         return 1
     server_file = settings.warehouse_dir / SERVER_FILE
@@ -150,9 +154,25 @@ def serve(settings: Settings, address: ServerAddress) -> int:
     finally:
         server_file.unlink(missing_ok=True)
         server.stop()
-        spark.stop()
+        stop_jvm(spark)
     print("cdc-dbt serve: stopped", file=sys.stderr, flush=True)
     return 0
+
+
+def stop_jvm(spark: "SparkSession") -> None:
+    """Stop the session, then the JVM, and wait for it: it would otherwise outlive this process for
+    a moment (it exits when its stdin, a pipe from here, closes), and its Python workers with it."""
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    spark.stop()
+    jvm_process = getattr(gateway, "proc", None)
+    if gateway is not None:
+        gateway.shutdown()
+    if jvm_process is not None:
+        if jvm_process.stdin is not None:
+            jvm_process.stdin.close()
+        jvm_process.wait(timeout=60)
 
 
 def run_sql_on_server(address: ServerAddress, query: str) -> int:

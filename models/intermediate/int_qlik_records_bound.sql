@@ -4,12 +4,11 @@
     that message by the `cdc_parse_qlik_record` UDF (docs/message-formats.md#qlik-replicate):
     - an enveloped data message binds to the metadata message whose `schemaId` equals its
       `messageSchemaId`;
-    - a bare data message names no schema: it binds to a metadata message whose column names
-      are the keys of its `data` (and `beforeData`): one of its own topic before one of another
-      topic (Replicate may publish metadata to a topic of its own); among those, the newest
-      below it in its partition, else the earliest (topic, partition, offset). Table versions
-      differ in their columns (a DDL change adds, drops or renames one), so after a DDL change
-      each bare message still finds its own version, whatever order the files land in.
+    - a bare data message names no schema: it binds to a metadata message of its topic whose
+      column names are the keys of its `data` (and `beforeData`); among those, the newest below
+      it in its partition, else the earliest (partition, offset). Table versions differ in their
+      columns (a DDL change adds, drops or renames one), so after a DDL change each bare message
+      still finds its own version, whatever order the files land in.
     A data message whose metadata has not landed stays held, and is bound by the build its
     metadata lands in, whichever order they arrive in.
 
@@ -99,20 +98,19 @@ bare_record_metadata_candidates as (
         metadata.metadata_payload,
         -- The rule above as one ordering: the smallest wins.
         struct(
-            metadata.topic != bare.topic as is_other_topic,
             (
-                metadata.topic != bare.topic
-                or metadata.`partition` != bare.`partition`
+                metadata.`partition` != bare.`partition`
                 or metadata.`offset` > bare.`offset`
             ) as is_not_below,
             -metadata.`offset` as newest_below_first,
-            metadata.topic,
             metadata.`partition`,
             metadata.`offset`
         ) as preference
     from bare_records as bare
     inner join qlik_metadata_messages as metadata
-        on bare.column_names = metadata.column_names
+        on
+            bare.topic = metadata.topic
+            and bare.column_names = metadata.column_names
 
 ),
 

@@ -1,9 +1,9 @@
 """Bare Qlik data messages bind by their columns across a DDL change, whatever the landing order.
 
-A bare data message (no `atMSG` envelope) names no schema: it binds to the metadata message whose
-column names are the keys of its `data` and `beforeData`. The demo's Qlik stream has two table
-versions of HR.EMPLOYEES (version 2 adds DEPARTMENT) with its metadata on a topic of its own. Here
-every other data message is stripped of its envelope, and the stream lands shuffled over three
+A bare data message (no `atMSG` envelope) names no schema: it binds to the metadata message of its
+topic whose column names are the keys of its `data` and `beforeData`. The demo's Qlik stream has two
+table versions of HR.EMPLOYEES (version 2 adds DEPARTMENT). Here its metadata is published with the
+data, every other data message is stripped of its envelope, and the stream lands shuffled over three
 builds into one schema: every data message must be applied to its version, so the history equals
 that of the demo's build (every message enveloped, landed at once), and none stays quarantined.
 """
@@ -18,6 +18,7 @@ import pytest
 from tests.integration.conftest import DEMO_LANDING, Build, DbtProject
 
 QLIK_TOPICS = ("qlik.HR.EMPLOYEES", "qlik.metadata")
+METADATA_PARTITION = 10
 BUILDS = 3
 SEED = 17
 HISTORY = (
@@ -27,14 +28,19 @@ HISTORY = (
 
 
 def demo_qlik_records() -> list[dict[str, Any]]:
-    """The demo's Qlik records as kcat writes them, every other data message bare."""
+    """The demo's Qlik records as kcat writes them, every other data message bare, and the metadata
+    published with the data (a bare message binds within its topic): in a partition of its own."""
+    data_topic, metadata_topic = QLIK_TOPICS
     records = [
         json.loads(line)
         for topic in QLIK_TOPICS
         for path in sorted((DEMO_LANDING / topic).glob("*.json"))
         for line in path.read_text().splitlines()
     ]
-    data_messages = [record for record in records if record["topic"] == QLIK_TOPICS[0]]
+    for record in records:
+        if record["topic"] == metadata_topic:
+            record["topic"], record["partition"] = data_topic, METADATA_PARTITION + record["partition"]
+    data_messages = [record for record in records if '"type":"DT"' in record["payload"]]
     for record in data_messages[::2]:
         record["payload"] = json.dumps(json.loads(record["payload"])["message"], separators=(",", ":"))
     return records
