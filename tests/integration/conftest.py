@@ -245,5 +245,6 @@ DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
 @pytest.fixture(scope="session")
 def demo_build(dbt_project: DbtProject) -> Build:
     """The bundled demo, built once for every test that reads it, with dbt's unit tests too (they
-    need one build, not every one)."""
+    need one build, not every one), and the demo's typed marts: their data tests run here on the
+    generator's streams, so the other builds of generated streams leave them out."""
     return dbt_project.build(DEMO_LANDING, schema="demo", example_marts=True, unit_tests=True)
