@@ -67,8 +67,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cdc_dbt.scaffold import main as scaffold
 
         return scaffold(args[1:], settings)
-    if args[0] == "serve":
-        return serve_command(args[1:], settings)
     command = dbt_command(args)
     starts_spark = command == "sql" or needs_spark(args)
     server = running_server(settings) if starts_spark else None
@@ -83,10 +81,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if command == "debug":
         print(folders_in_use(settings))
-    if server:
-        print(f"cdc-dbt: through the warm server at {server.host}:{server.port} (cdc-dbt serve)", file=sys.stderr)
-        return run_sql_on_server(server, args[1]) if args[0] == "sql" else run_dbt(settings, args, server=server)
     try:
+        if args[0] == "serve":
+            return serve_command(args[1:], settings)
+        if server:
+            print(f"cdc-dbt: through the warm server at {server.host}:{server.port} (cdc-dbt serve)", file=sys.stderr)
+            return run_sql_on_server(server, args[1]) if args[0] == "sql" else run_dbt(settings, args, server=server)
         # Held until this process ends: the warehouse's metastore admits one process.
         _lock = hold_warehouse(settings.warehouse_dir, command) if starts_spark else None
         if args[0] == "sql":
