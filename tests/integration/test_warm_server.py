@@ -3,7 +3,7 @@
 One server process on its own warehouse and port (the suite's small-input Spark settings, as every
 process a test starts). Through it: the stock `dbt` CLI with `--target thrift` builds the demo and
 every output table equals the in-process build's (`demo_build`, whose data tests ran: this build
-runs the models, the comparison is its oracle); a HiveServer2 client (PyHive, what dbt-spark's
+runs the models and dbt's unit tests, the comparison is its oracle); a HiveServer2 client (PyHive, what dbt-spark's
 thrift method uses) reads a typed mart with its types; `cdc-dbt sql` goes through the server and
 prints what the in-process session prints; two clients querying while an incremental build runs
 get answers, each read of a table seeing it before or after a model's write, never half-written. SIGTERM
@@ -97,10 +97,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def built_with_plain_dbt(server: Server) -> subprocess.CompletedProcess[str]:
-    # The stock dbt CLI of the venv: no cdc-dbt, no JVM in this process.
+    # The stock dbt CLI of the venv: no cdc-dbt, no JVM in this process. The unit tests too: they
+    # use temporary views of the server's one session.
     return server.run(
-        str(VENV_BIN / "dbt"), "build", "--target", "thrift", "--resource-type", "model",
-        "--vars", "{example_marts: true}", "--project-dir", ".", "--profiles-dir", ".",
+        str(VENV_BIN / "dbt"), "build", "--target", "thrift",
+        "--resource-type", "model", "--resource-type", "unit_test", "--vars", "{example_marts: true}",
+        "--project-dir", ".", "--profiles-dir", ".",
         "--target-path", str(server.folder / "target"),
     )  # fmt: skip
 
