@@ -110,19 +110,12 @@ class DbtProject:
         `warn_error`: a dbt warning fails the build."""
         from dbt.cli.main import dbtRunner
 
-        os.environ["CDC_LANDING_DIR"] = str(landing_dir)
-        os.environ["CDC_SCHEMA"] = schema
         excluded = [*([] if data_tests else ["test"]), *([] if unit_tests else ["unit_test"])]
-        all_variables = {"landing_schema": f"{schema}_landing", "example_marts": example_marts, **(variables or {})}
+        all_variables = {"example_marts": example_marts, **(variables or {})}
         args = [
             *(["--warn-error"] if warn_error else []),
             "build",
-            "--project-dir", str(project_dir),
-            "--profiles-dir", str(project_dir),
-            "--target", "local",
-            "--target-path", str(self.target_dir),
-            "--vars", json.dumps(all_variables),
-            "--quiet",
+            *self._project_args(landing_dir, schema, all_variables, project_dir),
             "--threads", str(DBT_THREADS),
             *(["--exclude-resource-type", *excluded] if excluded else []),
             *([] if select is None else ["--select", select]),
@@ -146,21 +139,27 @@ class DbtProject:
         """`dbt source freshness` of `landing_dir`: each source's result (dbt's sources.json), by name."""
         from dbt.cli.main import dbtRunner
 
-        os.environ["CDC_LANDING_DIR"] = str(landing_dir)
-        os.environ["CDC_SCHEMA"] = schema
         output = self.target_dir / "sources.json"  # where dbt writes it (a custom --output is deprecated)
         output.unlink(missing_ok=True)
-        dbtRunner().invoke([
-            "source", "freshness",
-            "--project-dir", str(PACKAGE_PROJECT_DIR),
-            "--profiles-dir", str(PACKAGE_PROJECT_DIR),
+        dbtRunner().invoke(["source", "freshness", *self._project_args(landing_dir, schema, variables)])
+        results = json.loads(output.read_text())["results"]
+        return {result["unique_id"].rsplit(".", 1)[-1]: result for result in results}
+
+    def _project_args(
+        self, landing_dir: Path, schema: str, variables: dict[str, Any], project_dir: Path = PACKAGE_PROJECT_DIR
+    ) -> list[str]:
+        """What every dbt command of a test names: the landing and schema (through the environment
+        the project reads), the project, the local target, this suite's target folder, the vars."""
+        os.environ["CDC_LANDING_DIR"] = str(landing_dir)
+        os.environ["CDC_SCHEMA"] = schema
+        return [
+            "--project-dir", str(project_dir),
+            "--profiles-dir", str(project_dir),
             "--target", "local",
             "--target-path", str(self.target_dir),
             "--vars", json.dumps({"landing_schema": f"{schema}_landing", **variables}),
             "--quiet",
-        ])  # fmt: skip
-        results = json.loads(output.read_text())["results"]
-        return {result["unique_id"].rsplit(".", 1)[-1]: result for result in results}
+        ]  # fmt: skip
 
 
 def rows_query(schema: str, tables: set[str]) -> str:
