@@ -2,7 +2,7 @@
 
     python bench/incremental_build.py [--events 200000] [--keys 20000] [--batch-share 0.01]
 
-Generates a Debezium PostgreSQL stream with cdc_dbt.generate and cuts every partition at the same
+Generates a Debezium PostgreSQL stream with cdc_dbt.generator and cuts every partition at the same
 share: the first 99% of each partition's records are the history, the newest 1% the batch. In one
 SparkSession and one warehouse it then times three `dbt run`s (models only: data tests read whole
 tables by design, and are the user's choice to run on every build):
@@ -24,7 +24,7 @@ from pathlib import Path
 from dbt_runs import dbt_run, slowest_models
 from pyspark.sql import SparkSession
 
-from cdc_dbt.generate import generate
+from cdc_dbt.generator import generate
 from cdc_dbt.session import build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 

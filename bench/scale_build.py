@@ -2,7 +2,7 @@
 
     python bench/scale_build.py [--events 1000000] [--keys 100000] [--scale 10] [--driver-memory 4g]
 
-Generates a Debezium PostgreSQL stream with cdc_dbt.generate at `--events` over `--keys` keys, and
+Generates a Debezium PostgreSQL stream with cdc_dbt.generator at `--events` over `--keys` keys, and
 again `--scale` times larger (events and keys, so each key has as many events at both sizes). Each
 size is built by its own child process: a fresh JVM with a driver of `--driver-memory` (local mode
 runs the executors in the driver, so this is all the heap the build has), one `dbt run` of the
@@ -60,7 +60,7 @@ def build_child(events: int, keys: int, landing_format: str) -> Measured:
     """Generate, build once, measure; runs in the child process whose JVM it starts."""
     from dbt_runs import dbt_run, slowest_models
 
-    from cdc_dbt.generate import generate
+    from cdc_dbt.generator import generate
     from cdc_dbt.session import build_session
     from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 

@@ -2,7 +2,7 @@
 
     python bench/udf_variants.py [--events 200000] [--repeat 3]
 
-Generates kcat files with cdc_dbt.generate, then times, in one Spark session and one run, the
+Generates kcat files with cdc_dbt.generator, then times, in one Spark session and one run, the
 two parsing UDFs of the staging path (cdc_parse_kcat_line then cdc_parse_record) as
 - plain: row-at-a-time pickled Python UDFs (Spark's classic path);
 - arrow: the same functions with `useArrow=True` (Arrow batches between JVM and Python);
@@ -23,7 +23,7 @@ from pyspark.sql.functions import pandas_udf, udf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cdc_dbt.generate import generate
+from cdc_dbt.generator import generate
 from cdc_dbt.session import build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 from udfs import spark as registration

@@ -1,1 +1,4 @@
-"""cdc-dbt runtime: the `cdc-dbt` command, the Spark session it builds, the demo data generator."""
+"""cdc-dbt runtime: the `cdc-dbt` command, the Spark session it builds, its settings.
+
+The demo data generator is the `generator` subpackage, which the runtime never imports.
+"""

@@ -11,7 +11,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from cdc_dbt.cli import run_sql
-from cdc_dbt.generate import generate
+from cdc_dbt.generator import generate
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 from tests.kcat import KafkaRecord, write_kcat_file
 

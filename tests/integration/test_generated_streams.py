@@ -1,4 +1,4 @@
-"""Generated Debezium PostgreSQL streams (cdc_dbt.generate) against the generator's own oracle.
+"""Generated Debezium PostgreSQL streams (cdc_dbt.generator) against the generator's own oracle.
 
 The generator knows the true final state of its simulated database; a build over its landed
 records, in either landing format or both at once, must reach exactly that state.
@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from cdc_dbt.generate import TRANSACTION_TOPIC, generate
-from cdc_dbt.generate_other_sources import MONGO_TOPIC, QLIK_DATA_TOPIC
+from cdc_dbt.generator import MONGO_TOPIC, QLIK_DATA_TOPIC, TRANSACTION_TOPIC, generate
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 from tests.integration.conftest import DEMO_LANDING, Build, DbtProject
 

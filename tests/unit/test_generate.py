@@ -1,4 +1,4 @@
-"""Tests of the Debezium PostgreSQL stream generator (`cdc_dbt.generate`), without Spark.
+"""Tests of the Debezium PostgreSQL stream generator (`cdc_dbt.generator`), without Spark.
 
 The checks read the landed files back like an outside consumer would and replay them with a
 small applier written here, independent of the generator's own bookkeeping.
@@ -15,7 +15,9 @@ from typing import Any
 
 import pytest
 
-from cdc_dbt import generate as gen
+from cdc_dbt import generator as gen
+from cdc_dbt.generator import kafka
+from cdc_dbt.generator.inventory import encode_decimal
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 
 PARTITIONS = 2
@@ -441,7 +443,7 @@ def test_toast_placeholder_only_on_product_descriptions(landed: dict[str, Any]) 
      (-129, "/38="), (9_999_999_999, "AlQL4/8=")],
 )  # fmt: skip
 def test_decimal_is_java_big_integer_bytes(unscaled: int, wire: str) -> None:
-    assert gen.encode_decimal(unscaled) == wire
+    assert encode_decimal(unscaled) == wire
     assert int.from_bytes(base64.b64decode(wire), "big", signed=True) == unscaled
 
 
@@ -510,8 +512,8 @@ def test_json_encoders_agree(landed: dict[str, Any]) -> None:
     """Output must not depend on whether orjson is installed."""
     for change in landed["changes"][:200]:
         payload = change["value"]["payload"]
-        assert gen._dumps_json(payload) == gen.dumps(payload)
-        assert change["payload"].endswith(gen._dumps_json(payload).decode() + "}")
+        assert kafka._dumps_json(payload) == kafka.dumps(payload)
+        assert change["payload"].endswith(kafka._dumps_json(payload).decode() + "}")
 
 
 # ------------------------------------------------------------------------------------------

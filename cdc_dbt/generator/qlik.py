@@ -1,81 +1,27 @@
-"""The demo's other two sources, simulated with their true state kept as the oracle.
+"""A Qlik Replicate task replicating `HR.EMPLOYEES` to Kafka (enveloped JSON, metadata on its own topic).
 
-- A Qlik Replicate task replicating `HR.EMPLOYEES` to Kafka (enveloped JSON, metadata on its own
-  topic): the full load as REFRESH records, then CDC with the masks an Oracle source without full
-  supplemental logging gives (an update captures the key and what it changed, and may leave
-  other columns out: their value in `data` is not theirs), deletes, and a second table version
-  that adds `DEPARTMENT`.
-- A Debezium 2.x MongoDB connector (`capture.mode=change_streams`, no full document lookup)
-  on `shop.reviews`: a snapshot, inserts, updates that carry only `updateDescription` (set,
-  nested paths, removed fields, truncated arrays), deletes with their tombstones.
-
-Both are small and written as kcat JSON lines; `write_other_sources` returns the final state of
-each table, decoded as the row JSON of `cdc_current` holds it, for `cdc_dbt.generate --demo`
-to write beside the PostgreSQL oracle.
+The full load as REFRESH records, then CDC with the masks an Oracle source without full
+supplemental logging gives (an update captures the key and what it changed, and may leave other
+columns out: their value in `data` is not theirs), deletes, and a second table version that adds
+`DEPARTMENT`. Small, written as kcat JSON lines; `simulate_qlik` returns the table's final state.
 """
 
 import hashlib
 import json
 import random
-import zlib
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-Row = dict[str, Any]
-State = dict[str, dict[str, Row]]
-"""source_table → canonical row_key → row."""
+from cdc_dbt.generator.kafka import KcatWriter
+from cdc_dbt.generator.oracle import Row, canonical
+from cdc_dbt.generator.scenario import STREAM_START_MS
 
 QLIK_METADATA_TOPIC = "qlik.metadata"
 QLIK_DATA_TOPIC = "qlik.HR.EMPLOYEES"
 QLIK_TABLE = "HR.EMPLOYEES"
-MONGO_TOPIC = "mongo1.shop.reviews"
-MONGO_COLLECTION = "shop.reviews"
-PARTITIONS = 2
 
-_START_MS = 1_709_539_200_000  # 2024-03-04T08:00:00Z, as the PostgreSQL stream
 _DEPARTMENTS = ("Sales", "Finance", "Research", "Support")
 _NAMES = ("Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Ken", "Radia", "Niklaus")
-_TAGS = ("fast", "sturdy", "cheap", "pretty", "loud", "light")
-
-
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-@dataclass
-class KcatWriter:
-    """kcat `-J` lines per topic, partitioned by a stable hash of the key like Kafka's producer."""
-
-    out_dir: Path
-    lines: dict[tuple[str, int], list[str]] = field(default_factory=dict)
-
-    def emit(self, topic: str, key: str | None, payload: str | None, ts_ms: int) -> None:
-        partition = zlib.crc32(key.encode()) % PARTITIONS if key is not None else 0
-        lines = self.lines.setdefault((topic, partition), [])
-        record = {
-            "topic": topic,
-            "partition": partition,
-            "offset": len(lines),
-            "tstype": "create",
-            "ts": ts_ms,
-            "broker": 0,
-            "key": key,
-            "payload": payload,
-        }
-        lines.append(json.dumps(record, ensure_ascii=False))
-
-    def close(self) -> None:
-        for (topic, partition), lines in sorted(self.lines.items()):
-            path = self.out_dir / topic / f"part-{partition}-00000.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-
-
-# --------------------------------------------------------------------------------------------
-# Qlik Replicate
-# --------------------------------------------------------------------------------------------
 
 QlikColumn = tuple[str, str, int, int, int, int]
 """Name, Qlik type, length, precision, scale, primaryKeyPosition."""
@@ -101,7 +47,7 @@ class QlikTask:
         self.schema_id = ""
         self.table_version = 0
         self.sequence = 0
-        self.ts_ms = _START_MS
+        self.ts_ms = STREAM_START_MS
         self.transaction = 0
 
     def publish_metadata(self, columns: tuple[QlikColumn, ...]) -> None:
@@ -268,129 +214,3 @@ def simulate_qlik(rng: random.Random, writer: KcatWriter, employees: int, change
             task.delete(rng.choice(sorted(task.rows)))
         task.commit()
     return {canonical({"EMPLOYEE_ID": employee_id}): row for employee_id, row in task.rows.items()}
-
-
-# --------------------------------------------------------------------------------------------
-# Debezium MongoDB 2.x
-# --------------------------------------------------------------------------------------------
-
-
-class MongoConnector:
-    """Emits what the Debezium 2.x MongoDB connector writes; `documents` is the true state."""
-
-    def __init__(self, rng: random.Random, writer: KcatWriter) -> None:
-        self.rng = rng
-        self.writer = writer
-        self.documents: dict[str, Row] = {}
-        self.ts_ms = _START_MS
-        self.second = 0
-        self.ord = 0
-
-    def new_document(self, number: int) -> Row:
-        object_id = f"65e5{number:020x}"
-        return {
-            "_id": object_id,
-            "product_id": self.rng.randint(101, 109),
-            "rating": self.rng.randint(1, 5),
-            "text": f"review {number}",
-            "tags": self.rng.sample(_TAGS, self.rng.randint(1, 3)),
-            "votes": {"up": self.rng.randint(0, 9), "down": self.rng.randint(0, 9)},
-        }
-
-    def read(self, document: Row, snapshot: str) -> None:
-        self.documents[document["_id"]] = document
-        self._emit("r", document["_id"], {"after": _extended(document)}, snapshot)
-
-    def insert(self, document: Row) -> None:
-        self.documents[document["_id"]] = document
-        self._emit("c", document["_id"], {"after": _extended(document)})
-
-    def update(self, object_id: str) -> None:
-        document = self.documents[object_id]
-        updated: Row = {"rating": self.rng.randint(1, 5), "votes.up": document["votes"]["up"] + self.rng.randint(1, 3)}
-        removed = ["text"] if "text" in document and self.rng.random() < 0.3 else []
-        truncated = []
-        if len(document["tags"]) > 1 and self.rng.random() < 0.5:
-            truncated = [{"field": "tags", "size": 1}]
-            document["tags"] = document["tags"][:1]
-        document["rating"] = updated["rating"]
-        document["votes"] = {**document["votes"], "up": updated["votes.up"]}
-        for name in removed:
-            del document[name]
-        description = {
-            "updatedFields": json.dumps(
-                {"rating": {"$numberInt": str(updated["rating"])}, "votes.up": updated["votes.up"]}
-            ),
-            "removedFields": removed,
-            "truncatedArrays": truncated,
-        }
-        self._emit("u", object_id, {"after": None, "updateDescription": description})
-
-    def delete(self, object_id: str) -> None:
-        del self.documents[object_id]
-        self._emit("d", object_id, {"after": None})
-        self.writer.emit(MONGO_TOPIC, _mongo_key(object_id), None, self.ts_ms + 5)
-
-    def _emit(self, op: str, object_id: str, images: Row, snapshot: str = "false") -> None:
-        self.ts_ms += self.rng.randint(200, 2000)
-        # The oplog's clock has seconds; `ord` orders the operations within one second.
-        second = self.ts_ms // 1000
-        self.ord = self.ord + 1 if second == self.second else 1
-        self.second = second
-        source = {
-            "version": "2.5.4.Final",
-            "connector": "mongodb",
-            "name": "mongo1",
-            "ts_ms": second * 1000,
-            "snapshot": snapshot,
-            "db": "shop",
-            "sequence": None,
-            "collection": "reviews",
-            "ord": self.ord,
-            "lsid": None,
-            "txnNumber": None,
-        }
-        payload = {"before": None, **images, "source": source, "op": op, "ts_ms": self.ts_ms + 4, "transaction": None}
-        if "updateDescription" not in payload:
-            payload["updateDescription"] = None
-        self.writer.emit(MONGO_TOPIC, _mongo_key(object_id), json.dumps(payload, separators=(",", ":")), self.ts_ms + 5)
-
-
-def _extended(document: Row) -> str:
-    """The document as the connector writes it: Extended JSON text (relaxed, `$oid` wrapped)."""
-    return json.dumps(
-        {**document, "_id": {"$oid": document["_id"]}, "product_id": {"$numberLong": str(document["product_id"])}}
-    )
-
-
-def _mongo_key(object_id: str) -> str:
-    return json.dumps({"id": json.dumps({"$oid": object_id})}, separators=(",", ":"))
-
-
-def simulate_mongodb(rng: random.Random, writer: KcatWriter, reviews: int, changes: int) -> dict[str, Row]:
-    connector = MongoConnector(rng, writer)
-    numbers = iter(range(1, 10_000))
-    for position in range(reviews):
-        snapshot = "last" if position == reviews - 1 else ("first" if position == 0 else "true")
-        connector.read(connector.new_document(next(numbers)), snapshot)
-    for _ in range(changes):
-        draw = rng.random()
-        if draw < 0.25 or len(connector.documents) < 3:
-            connector.insert(connector.new_document(next(numbers)))
-        elif draw < 0.85:
-            connector.update(rng.choice(sorted(connector.documents)))
-        else:
-            connector.delete(rng.choice(sorted(connector.documents)))
-    return {canonical({"_id": object_id}): document for object_id, document in connector.documents.items()}
-
-
-def write_other_sources(out_dir: Path, seed: int = 7) -> State:
-    """Write both streams under `out_dir` (one folder per topic); return their final state."""
-    rng = random.Random(seed)
-    writer = KcatWriter(out_dir)
-    state = {
-        QLIK_TABLE: simulate_qlik(rng, writer, employees=12, changes=40),
-        MONGO_COLLECTION: simulate_mongodb(rng, writer, reviews=10, changes=40),
-    }
-    writer.close()
-    return state
