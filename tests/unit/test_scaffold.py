@@ -867,7 +867,7 @@ def test_the_demos_customers_as_a_user_scaffolds_them(user_project: Path) -> Non
     current, history = yaml.safe_load((user_project / folder / "_customers__models.yml").read_text())["models"]
 
     # Where the demo's example mart knows a type, the scaffold finds the same one.
-    expected = example_mart_types("_inventory__models.yml", "customers_current", "inventory_customers_columns")
+    expected = example_mart_types("_customers__models.yml", "customers_current", "inventory_customers_columns")
     for model in (current, history):
         found = {c["meta"]["cdc_field"]: c["data_type"] for c in model["columns"] if "meta" in c}
         assert (
