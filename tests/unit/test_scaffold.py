@@ -867,7 +867,7 @@ def test_the_demos_customers_as_a_user_scaffolds_them(user_project: Path) -> Non
     current, history = yaml.safe_load((user_project / folder / "_customers__models.yml").read_text())["models"]
 
     # Where the demo's example mart knows a type, the scaffold finds the same one.
-    expected = example_mart_types("_inventory__models.yml", "customers_current", "inventory_customers_columns")
+    expected = example_mart_types("_customers__models.yml", "customers_current", "inventory_customers_columns")
     for model in (current, history):
         found = {c["meta"]["cdc_field"]: c["data_type"] for c in model["columns"] if "meta" in c}
         assert (
@@ -905,14 +905,14 @@ def test_the_scaffold_usage_is_in_the_help(user_project: Path) -> None:
 def test_the_demos_qlik_employees(tmp_path: Path) -> None:
     current, _ = scaffold_models(tmp_path, "HR.EMPLOYEES", landing_dir=DEMO_LANDING)
     found = {c["meta"]["cdc_field"]: c["data_type"] for c in current["columns"] if "meta" in c}
-    assert found == example_mart_types("_hr__models.yml", "employees_current", "hr_employees_columns")
+    assert found == example_mart_types("_employees__models.yml", "employees_current", "hr_employees_columns")
     assert grain(current) == ["source_db", "employee_id"]
 
 
 def test_the_demos_mongodb_reviews(tmp_path: Path) -> None:
     current, _ = scaffold_models(tmp_path, "shop.reviews", landing_dir=DEMO_LANDING)
     found = {c["meta"]["cdc_field"]: c["data_type"] for c in current["columns"] if "meta" in c}
-    expected = example_mart_types("_shop__models.yml", "reviews_current", "shop_reviews_columns")
+    expected = example_mart_types("_reviews__models.yml", "reviews_current", "shop_reviews_columns")
     # Where the landed data says the type (an ObjectId, a $numberLong, the $numberInt of updates).
     assert {name: found[name] for name in ("_id", "product_id", "rating", "text", "tags")} == {
         name: expected[name] for name in ("_id", "product_id", "rating", "text", "tags")
