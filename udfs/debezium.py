@@ -10,11 +10,11 @@ PostgreSQL lsn and sequence, MySQL/MariaDB file, pos and row, ...), `op`, `ts_ms
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from udfs import json_text, positions
-from udfs.events import ParsedRecord, ignored
+from udfs import positions
+from udfs.events import ParsedRecord, change, ignored
 from udfs.keys import row_key_from_kafka_key
 from udfs.logical_types import decode_struct, is_unavailable, struct_field_schemas
-from udfs.reasons import IgnoreClass, Outcome, Reason, RecordError
+from udfs.reasons import IgnoreClass, Reason, RecordError
 
 ROW_OPS = frozenset("crud")
 TRUNCATE = "t"
@@ -141,16 +141,15 @@ def change_record(
     transaction_block = body.get("transaction")
     transaction: Mapping[str, Any] = transaction_block if isinstance(transaction_block, Mapping) else {}
     source_ts_ms = timestamp_ms_field(source.get("ts_ms"))
-    return ParsedRecord(
-        outcome=Outcome.CHANGE.value,
-        source_format=SOURCE_FORMAT,
+    return change(
+        SOURCE_FORMAT,
+        op,
         connector=connector,
         source_db=text_field(source.get("db")),
         source_table=table,
-        op=op,
         row_key=row_key,
-        before=json_text.dumps(before) if before is not None else None,
-        after=json_text.dumps(after) if after is not None else None,
+        before=before,
+        after=after,
         unavailable_columns=unavailable_columns,
         changed_columns=changed,
         source_ts_ms=source_ts_ms if source_ts_ms is not None else timestamp_ms_field(body.get("ts_ms")),

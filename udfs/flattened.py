@@ -37,11 +37,11 @@ PostgreSQL's from `__lsn`, SQL Server's from `__commit_lsn`, `__change_lsn` and
 from collections.abc import Mapping
 from typing import Any
 
-from udfs import debezium, extended_json, json_text, mongodb
-from udfs.events import ParsedRecord, ignored
+from udfs import debezium, extended_json, mongodb
+from udfs.events import ParsedRecord, change, ignored
 from udfs.keys import row_key_from_kafka_key
 from udfs.logical_types import decode_struct, is_unavailable
-from udfs.reasons import IgnoreClass, Outcome, Reason, RecordError
+from udfs.reasons import IgnoreClass, Reason, RecordError
 
 PREFIX = "__"
 SIGNAL_FIELDS = frozenset(
@@ -119,16 +119,15 @@ def parse_flattened(
     unavailable = tuple(name for name, value in columns.items() if after is not None and is_unavailable(value))
     source_ts_ms = debezium.timestamp_ms_field(source.get("ts_ms"))
     event_ts_ms = debezium.timestamp_ms_field(metadata.get("ts_ms"))
-    return ParsedRecord(
-        outcome=Outcome.CHANGE.value,
-        source_format=debezium.SOURCE_FORMAT,
+    return change(
+        debezium.SOURCE_FORMAT,
+        op,
         connector=connector,
         source_db=debezium.text_field(source.get("db")),
         source_table=_source_table(source, schema, topic),
-        op=op,
         row_key=row_key,
-        before=json_text.dumps(before) if before is not None else None,
-        after=json_text.dumps(after) if after is not None else None,
+        before=before,
+        after=after,
         unavailable_columns=unavailable,
         changed_columns=tuple(after) if after is not None and op in "cr" else None,
         source_ts_ms=source_ts_ms if source_ts_ms is not None else event_ts_ms,
