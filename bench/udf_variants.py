@@ -39,7 +39,7 @@ def plain_or_arrow(arrow: bool) -> tuple[Any, Any]:
 
 def pandas_variant(spark: SparkSession) -> tuple[Any, Any]:
     landed_fields = spark.sql(f"select cast(null as {registration.LANDED_RECORD_TYPE}) as s").schema[0].dataType
-    parsed_fields = spark.sql(f"select cast(null as {registration.PARSED_RECORD_TYPE}) as s").schema[0].dataType
+    parsed_fields = registration.PARSED_RECORD_TYPE
 
     @pandas_udf(landed_fields)  # type: ignore[call-overload]
     def line_udf(lines: pd.Series) -> pd.DataFrame:

@@ -221,12 +221,14 @@ def run_dbt(
 
         spark = build_session(settings)
         exit_at_interrupt()
-        remove_orphaned_table_folders(spark, os.environ.get("CDC_SCHEMA", "cdc"))
+        remove_orphaned_table_folders(spark, settings.schema)
     # Colour codes only for a terminal: a log file or a CI console gets plain text.
     os.environ.setdefault("DBT_USE_COLORS", "true" if sys.stdout.isatty() else "false")
     # The profile's default target is an error message for plain `dbt` (profiles.yml).
     os.environ.setdefault("DBT_TARGET", "local")
     # Models read these through env_var(); resolved here so defaults and overrides agree.
+    # CDC_SCHEMA needs no such line: profiles.yml reads it from this process's environment with
+    # settings.schema's default, on every target (the warm server's thrift one included).
     os.environ["CDC_LANDING_DIR"] = str(settings.landing_dir)
     os.environ["CDC_WAREHOUSE_DIR"] = str(settings.warehouse_dir)
     result = dbtRunner(callbacks=list(callbacks)).invoke([*args, *_default_dirs(args, settings)])

@@ -3,7 +3,6 @@
 python -m cdc_dbt.demo        (what scripts/demo.sh runs)
 """
 
-import os
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ def main() -> int:
         print(f"The build failed: {', '.join(progress.failed) or 'see the log'} ({log_dir / 'dbt.log'})")
         return 1
     progress.print_tests()
-    print_summary(build_session(settings), settings, os.environ.get("CDC_SCHEMA", "cdc"))
+    print_summary(build_session(settings), settings)
     return 0
 
 
@@ -67,7 +66,9 @@ class BuildProgress:
         print("  tests: " + ", ".join(f"{count} {status}" for status, count in sorted(self.test_statuses.items())))
 
 
-def print_summary(spark: SparkSession, settings: Settings, schema: str) -> None:
+def print_summary(spark: SparkSession, settings: Settings) -> None:
+    schema = settings.schema
+
     def rows(query: str) -> list[dict[str, object]]:
         return [row.asDict() for row in spark.sql(query.replace("{schema}", f"`{schema}`")).collect()]
 

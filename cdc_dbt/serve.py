@@ -128,7 +128,7 @@ def serve(settings: Settings, address: ServerAddress) -> int:
     )
     for stop_signal in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop_signal, request_stop)  # after the session: PySpark installs its own
-    remove_orphaned_table_folders(spark, os.environ.get("CDC_SCHEMA", "cdc"))
+    remove_orphaned_table_folders(spark, settings.schema)
     jvm = spark.sparkContext._jvm
     assert jvm is not None
     thrift_server = jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PACKAGE_PROJECT_DIR = Path(__file__).resolve().parent.parent
+DEFAULT_SCHEMA = "cdc"
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,9 @@ class Settings:
     """CDC_WAREHOUSE_DIR: all table data and the metastore; one folder, one warehouse."""
     master_url: str | None
     """SPARK_MASTER_URL: a Spark cluster to run on instead of the embedded local Spark."""
+    schema: str = DEFAULT_SCHEMA
+    """CDC_SCHEMA: the Spark database the output tables go to. dbt's profile (profiles.yml) reads
+    the same variable with the same default, so the models' schema is this one."""
 
     @property
     def tables_dir(self) -> Path:
@@ -43,6 +47,8 @@ def load_settings(environ: dict[str, str] | None = None, cwd: Path | None = None
         landing_dir=_path(environ.get("CDC_LANDING_DIR"), project_dir / "demo" / "landing"),
         warehouse_dir=_path(environ.get("CDC_WAREHOUSE_DIR"), project_dir / ".warehouse"),
         master_url=environ.get("SPARK_MASTER_URL") or None,
+        # As profiles.yml's env_var('CDC_SCHEMA', 'cdc') reads it: set, even to "", it is used.
+        schema=environ.get("CDC_SCHEMA", DEFAULT_SCHEMA),
     )
 
 

@@ -39,7 +39,7 @@ def struct_fields(ddl: str) -> list[tuple[str, str]]:
     return [(name.strip(), kind.strip()) for name, kind in pairs]
 
 
-PARSED_FIELDS = struct_fields(PARSED_RECORD_TYPE)
+PARSED_FIELDS = [(field.name, field.dataType.simpleString()) for field in PARSED_RECORD_TYPE.fields]
 LANDED_FIELDS = struct_fields(LANDED_RECORD_TYPE)
 
 

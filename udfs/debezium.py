@@ -10,11 +10,11 @@ PostgreSQL lsn and sequence, MySQL/MariaDB file, pos and row, ...), `op`, `ts_ms
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from udfs import json_text, positions
-from udfs.events import ParsedRecord, ignored
+from udfs import positions
+from udfs.events import ParsedRecord, change, ignored
 from udfs.keys import row_key_from_kafka_key
 from udfs.logical_types import decode_struct, is_unavailable, struct_field_schemas
-from udfs.reasons import IgnoreClass, Outcome, Reason, RecordError
+from udfs.reasons import IgnoreClass, Reason, RecordError
 
 ROW_OPS = frozenset("crud")
 TRUNCATE = "t"
@@ -138,24 +138,59 @@ def change_record(
     if table is None:
         raise RecordError(Reason.INVALID_ENVELOPE, f"op {op!r} with a source block that names no table")
     connector = text_field(source.get("connector"))
-    transaction_block = body.get("transaction")
-    transaction: Mapping[str, Any] = transaction_block if isinstance(transaction_block, Mapping) else {}
+    transaction = body.get("transaction")
+    return change_from_source(
+        source,
+        op,
+        connector=connector,
+        table=table,
+        event_ts_ms=timestamp_ms_field(body.get("ts_ms")),
+        position=source_position(connector, source, partition, offset),
+        transaction=transaction if isinstance(transaction, Mapping) else {},
+        row_key=row_key,
+        before=before,
+        after=after,
+        unavailable_columns=unavailable_columns,
+        changed=changed,
+        patch=patch,
+    )
+
+
+def change_from_source(
+    source: Mapping[str, Any],
+    op: str,
+    *,
+    connector: str | None,
+    table: str | None,
+    event_ts_ms: int | None,
+    position: str,
+    transaction: Mapping[str, Any],
+    row_key: str | None,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    unavailable_columns: tuple[str, ...] = (),
+    changed: tuple[str, ...] | None = None,
+    patch: str | None = None,
+) -> ParsedRecord:
+    """A Debezium change: the fields of its `source` block and of its `transaction` block (`id`,
+    `total_order`, `data_collection_order`), with those its caller read from an envelope
+    (`change_record`) or a flattened record (`udfs.flattened`)."""
     source_ts_ms = timestamp_ms_field(source.get("ts_ms"))
-    return ParsedRecord(
-        outcome=Outcome.CHANGE.value,
-        source_format=SOURCE_FORMAT,
+    return change(
+        SOURCE_FORMAT,
+        op,
         connector=connector,
         source_db=text_field(source.get("db")),
         source_table=table,
-        op=op,
         row_key=row_key,
-        before=json_text.dumps(before) if before is not None else None,
-        after=json_text.dumps(after) if after is not None else None,
+        before=before,
+        after=after,
         unavailable_columns=unavailable_columns,
         changed_columns=changed,
-        source_ts_ms=source_ts_ms if source_ts_ms is not None else timestamp_ms_field(body.get("ts_ms")),
-        event_ts_ms=timestamp_ms_field(body.get("ts_ms")),
-        position=source_position(connector, source, partition, offset),
+        # When the database made the change; when the connector saw it if the source does not say.
+        source_ts_ms=source_ts_ms if source_ts_ms is not None else event_ts_ms,
+        event_ts_ms=event_ts_ms,
+        position=position,
         source_lsn=int_field(source.get("lsn")),
         source_tx_id=text_field(source.get("txId")),
         source_snapshot=snapshot_flag(source.get("snapshot")),

@@ -1,7 +1,9 @@
 """What the parsing core makes of one landed record: a change, an ignored record, or a rejection."""
 
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
+from udfs import json_text
 from udfs.reasons import IgnoreClass, Outcome, RecordError
 
 
@@ -52,6 +54,36 @@ class ParsedRecord(NamedTuple):
     qlik_schema_id: str | None = None
     """The Qlik `schemaId` a metadata message declares or a data message was read under (or waits
     for, while quarantined as `unknown_qlik_schema`): the SQL binds the two through it."""
+
+
+def change(
+    source_format: str,
+    op: str,
+    *,
+    source_table: str | None,
+    row_key: str | None,
+    before: Mapping[str, Any] | None,
+    after: Mapping[str, Any] | None,
+    position: str,
+    **fields: Any,
+) -> ParsedRecord:
+    """A row change (or a truncate), its row images written as JSON text.
+
+    `fields` are the other `ParsedRecord` fields the format knows, by their own names; the rest
+    stay empty. (Not listed again here: that would be one more copy of the record to keep in step,
+    and a wrong name fails at the first change of that format, which every format's tests make.)
+    """
+    return ParsedRecord(
+        outcome=Outcome.CHANGE.value,
+        source_format=source_format,
+        source_table=source_table,
+        op=op,
+        row_key=row_key,
+        before=json_text.dumps(before) if before is not None else None,
+        after=json_text.dumps(after) if after is not None else None,
+        position=position,
+        **fields,
+    )
 
 
 def quarantined(error: RecordError, *, qlik_schema_id: str | None = None) -> ParsedRecord:

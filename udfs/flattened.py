@@ -37,11 +37,11 @@ PostgreSQL's from `__lsn`, SQL Server's from `__commit_lsn`, `__change_lsn` and
 from collections.abc import Mapping
 from typing import Any
 
-from udfs import debezium, extended_json, json_text, mongodb
+from udfs import debezium, extended_json, mongodb
 from udfs.events import ParsedRecord, ignored
 from udfs.keys import row_key_from_kafka_key
 from udfs.logical_types import decode_struct, is_unavailable
-from udfs.reasons import IgnoreClass, Outcome, Reason, RecordError
+from udfs.reasons import IgnoreClass, Reason, RecordError
 
 PREFIX = "__"
 SIGNAL_FIELDS = frozenset(
@@ -117,29 +117,19 @@ def parse_flattened(
     before = row if op == "d" else None
     after = row if op in "cru" else None
     unavailable = tuple(name for name, value in columns.items() if after is not None and is_unavailable(value))
-    source_ts_ms = debezium.timestamp_ms_field(source.get("ts_ms"))
-    event_ts_ms = debezium.timestamp_ms_field(metadata.get("ts_ms"))
-    return ParsedRecord(
-        outcome=Outcome.CHANGE.value,
-        source_format=debezium.SOURCE_FORMAT,
+    return debezium.change_from_source(
+        source,
+        op,
         connector=connector,
-        source_db=debezium.text_field(source.get("db")),
-        source_table=_source_table(source, schema, topic),
-        op=op,
-        row_key=row_key,
-        before=json_text.dumps(before) if before is not None else None,
-        after=json_text.dumps(after) if after is not None else None,
-        unavailable_columns=unavailable,
-        changed_columns=tuple(after) if after is not None and op in "cr" else None,
-        source_ts_ms=source_ts_ms if source_ts_ms is not None else event_ts_ms,
-        event_ts_ms=event_ts_ms,
+        table=_source_table(source, schema, topic),
+        event_ts_ms=debezium.timestamp_ms_field(metadata.get("ts_ms")),
         position=_position(connector, source, partition, offset),
-        source_lsn=debezium.int_field(source.get("lsn")),
-        source_tx_id=debezium.text_field(source.get("txId")),
-        source_snapshot=debezium.snapshot_flag(source.get("snapshot")),
-        transaction_id=debezium.text_field(metadata.get("transaction_id")),
-        transaction_total_order=debezium.int_field(metadata.get("transaction_total_order")),
-        transaction_data_collection_order=debezium.int_field(metadata.get("transaction_data_collection_order")),
+        transaction=_transaction(metadata),
+        row_key=row_key,
+        before=before,
+        after=after,
+        unavailable_columns=unavailable,
+        changed=debezium.changed_columns(op, before, after, unavailable),
     )
 
 
@@ -170,6 +160,12 @@ def _source(metadata: Mapping[str, Any]) -> dict[str, Any]:
         if name.startswith("source_"):
             source[name[len("source_") :]] = value
     return source
+
+
+def _transaction(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The metadata as a `transaction` block: `transaction_x` (from `add.fields=transaction.x`) named `x`."""
+    prefix = "transaction_"
+    return {name[len(prefix) :]: value for name, value in metadata.items() if name.startswith(prefix)}
 
 
 def _source_table(source: Mapping[str, Any], schema: Mapping[str, Any] | None, topic: str | None) -> str | None:

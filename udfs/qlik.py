@@ -30,9 +30,9 @@ from typing import Any
 from udfs import json_text, positions
 from udfs.converter import load_message
 from udfs.debezium import MAX_BIGINT
-from udfs.events import ParsedRecord, ignored, quarantined
+from udfs.events import ParsedRecord, change, ignored, quarantined
 from udfs.masks import columns_for_mask
-from udfs.reasons import IgnoreClass, Outcome, Reason, RecordError
+from udfs.reasons import IgnoreClass, Reason, RecordError
 
 SOURCE_FORMAT = "qlik"
 CONNECTOR = "qlik"
@@ -190,17 +190,16 @@ def parse_data(body: Mapping[str, Any], schema: QlikTableSchema, partition: int,
     before = data if op == "d" else before_data
     after = None if op == "d" else data
     changed, unknown_bits = _changed_columns(op, change_mask, ordinals, before, after, unavailable)
-    return ParsedRecord(
-        outcome=Outcome.CHANGE.value,
+    return change(
+        SOURCE_FORMAT,
+        op,
         detail=_unknown_bits_note(unknown_bits, uncaptured_bits),
-        source_format=SOURCE_FORMAT,
         connector=CONNECTOR,
-        source_db=None,  # Qlik names the schema and table, never the database.
+        # No source_db: Qlik names the schema and table, never the database.
         source_table=schema.source_table,
-        op=op,
         row_key=row_key,
-        before=json_text.dumps(before) if before is not None else None,
-        after=json_text.dumps(after) if after is not None else None,
+        before=before,
+        after=after,
         unavailable_columns=unavailable,
         changed_columns=changed,
         source_ts_ms=parse_timestamp(headers.get("timestamp")),

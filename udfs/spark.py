@@ -15,10 +15,12 @@ measures both and the faster is the default.
 """
 
 from collections.abc import Callable
-from typing import Any
+from types import NoneType, UnionType
+from typing import Any, NamedTuple, get_args, get_origin, get_type_hints
 
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import udf
+from pyspark.sql.types import ArrayType, DataType, LongType, StringType, StructField, StructType
 
 from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord, parse_kcat_line
@@ -26,22 +28,43 @@ from udfs.qlik import parse_qlik_record
 from udfs.records import parse_record
 from udfs.row_images import KeyEvent, resolve_rows
 
+# Written out, not derived from `LandedRecord`: its `partition` is a 32-bit `int` and its headers are
+# structs whose field names (`key`, `value`) no annotation carries.
 LANDED_RECORD_TYPE = """struct<
     topic: string, partition: int, offset: bigint, kafka_ts_ms: bigint,
     headers: array<struct<key: string, value: string>>,
     key: string, payload: string, reason: string, detail: string>"""
 
-PARSED_RECORD_TYPE = """struct<
-    outcome: string, ignore_class: string, reason: string, detail: string,
-    source_format: string, connector: string, source_db: string, source_table: string,
-    op: string, row_key: string, before: string, after: string,
-    unavailable_columns: array<string>, changed_columns: array<string>,
-    source_ts_ms: bigint, event_ts_ms: bigint, position: string,
-    source_lsn: bigint, source_tx_id: string, source_snapshot: string,
-    transaction_id: string, transaction_total_order: bigint,
-    transaction_data_collection_order: bigint, patch: string,
-    transaction_status: string, transaction_event_count: bigint,
-    transaction_collection_counts: string, qlik_schema_id: string>"""
+SPARK_TYPES: dict[Any, DataType] = {
+    str: StringType(),
+    # `bigint`: every integer the parsing core returns is checked to fit one (`udfs.debezium.int_field`).
+    int: LongType(),
+    # Tuples are how the core keeps a list immutable; `_spark_tuple` hands them to Spark as lists.
+    tuple[str, ...]: ArrayType(StringType()),
+}
+"""The Spark type of each Python type a record's field is annotated with (`X | None` is `X`)."""
+
+
+def struct_type(record: type[NamedTuple]) -> StructType:
+    """The Spark struct of a record type: its fields, in order, typed by `SPARK_TYPES`.
+
+    Every field is nullable whatever its annotation (`outcome` always has a value), as the fields
+    of a struct written in DDL are: a NOT NULL field would narrow the type the models read.
+    """
+    hints = get_type_hints(record)
+    return StructType([StructField(name, _spark_type(name, hints[name])) for name in record._fields])
+
+
+def _spark_type(name: str, annotation: Any) -> DataType:
+    members = get_args(annotation) if get_origin(annotation) is UnionType else (annotation,)
+    present = [member for member in members if member is not NoneType]
+    spark_type = SPARK_TYPES.get(present[0]) if len(present) == 1 else None
+    if spark_type is None:
+        raise TypeError(f"no Spark type for field {name}: {annotation} (add one to SPARK_TYPES)")
+    return spark_type
+
+
+PARSED_RECORD_TYPE = struct_type(ParsedRecord)
 
 RESOLVED_ROWS_TYPE = "array<string>"
 
@@ -75,7 +98,7 @@ def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
     )
 
 
-FUNCTIONS: dict[str, tuple[Callable[..., Any], str]] = {
+FUNCTIONS: dict[str, tuple[Callable[..., Any], DataType | str]] = {
     "cdc_parse_kcat_line": (parse_kcat_line_row, LANDED_RECORD_TYPE),
     "cdc_parse_record": (parse_record_row, PARSED_RECORD_TYPE),
     "cdc_parse_qlik_record": (parse_qlik_record_row, PARSED_RECORD_TYPE),

@@ -14,6 +14,7 @@ def test_defaults_live_under_the_project(tmp_path: Path) -> None:
     assert settings.landing_dir == PACKAGE_PROJECT_DIR / "demo" / "landing"
     assert settings.warehouse_dir == PACKAGE_PROJECT_DIR / ".warehouse"
     assert settings.master_url is None
+    assert settings.schema == "cdc"
 
 
 def test_environment_overrides_each_setting(tmp_path: Path) -> None:
@@ -21,12 +22,14 @@ def test_environment_overrides_each_setting(tmp_path: Path) -> None:
         "CDC_LANDING_DIR": str(tmp_path / "landing"),
         "CDC_WAREHOUSE_DIR": str(tmp_path / "warehouse"),
         "SPARK_MASTER_URL": "spark://127.0.0.1:7077",
+        "CDC_SCHEMA": "analytics",
     }
     settings = load_settings(environ=environ, cwd=tmp_path)
     assert (settings.landing_dir, settings.warehouse_dir) == (tmp_path / "landing", tmp_path / "warehouse")
     assert settings.tables_dir == tmp_path / "warehouse" / "tables"
     assert settings.metastore_dir == tmp_path / "warehouse" / "metastore_db"
     assert settings.master_url == "spark://127.0.0.1:7077"
+    assert settings.schema == "analytics"
 
 
 def test_project_dir_is_found_upwards_else_this_checkout(tmp_path: Path) -> None:
