@@ -27,7 +27,7 @@ import os
 import signal
 import socket
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from types import FrameType
@@ -226,6 +226,8 @@ def run_dbt(
     os.environ.setdefault("DBT_USE_COLORS", "true" if sys.stdout.isatty() else "false")
     # The profile's default target is an error message for plain `dbt` (profiles.yml).
     os.environ.setdefault("DBT_TARGET", "local")
+    if leaves_out_unit_tests(args, os.environ):
+        os.environ["DBT_EXCLUDE_RESOURCE_TYPES"] = "unit_test"
     # Models read these through env_var(); resolved here so defaults and overrides agree.
     # CDC_SCHEMA needs no such line: profiles.yml reads it from this process's environment with
     # settings.schema's default, on every target (the warm server's thrift one included).
@@ -233,6 +235,21 @@ def run_dbt(
     os.environ["CDC_WAREHOUSE_DIR"] = str(settings.warehouse_dir)
     result = dbtRunner(callbacks=list(callbacks)).invoke([*args, *_default_dirs(args, settings)])
     return 0 if result.success else 1
+
+
+def leaves_out_unit_tests(args: list[str], environ: Mapping[str, str]) -> bool:
+    """Whether this `build` or `test` leaves dbt's unit tests out: by default, as they check the
+    models' SQL on fixed inputs, never the landed data (CI runs them, `tests/integration`). A
+    command that names unit tests (`--select test_type:unit`), chooses resource types itself, or
+    runs where DBT_EXCLUDE_RESOURCE_TYPES is set gets dbt's own behaviour."""
+    chooses_types = any(arg.startswith(("--resource-type", "--exclude-resource-type")) for arg in args)
+    names_unit_tests = any("unit" in arg for arg in args)
+    return (
+        dbt_command(args) in ("build", "test")
+        and not chooses_types
+        and not names_unit_tests
+        and "DBT_EXCLUDE_RESOURCE_TYPES" not in environ
+    )
 
 
 def run_sql(settings: Settings, query: str) -> int:

@@ -47,11 +47,14 @@ def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     assert "Completed successfully" in built.stdout
     assert "\x1b[" not in built.stdout, "no colour codes when stdout is not a terminal"
+    results = json.loads((tmp_path / "target" / "run_results.json").read_text())["results"]
     built_models = {
         result["unique_id"].removeprefix("model.cdc_dbt.")
-        for result in json.loads((tmp_path / "target" / "run_results.json").read_text())["results"]
+        for result in results
         if result["unique_id"].startswith("model.")
     }
+    assert any(result["unique_id"].startswith("test.") for result in results), "the data tests ran"
+    assert not any(result["unique_id"].startswith("unit_test.") for result in results), "unit tests are CI's"
     assert {"cdc_changes", "cdc_current", "cdc_history", "cdc_quarantine"} <= built_models
     assert not built_models & {"customers_current", "orders_history"}, "the demo's typed marts are for the demo only"
     summary = [line.split("  ", 1)[-1] for line in built.stdout.splitlines() if "cdc-dbt: this build" in line]

@@ -57,3 +57,22 @@ def test_usage_without_arguments_goes_to_stderr(capsys: pytest.CaptureFixture[st
     assert cli.main([]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "cdc-dbt sql" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("args", "environ", "left_out"),
+    [
+        (["build"], {}, True),
+        (["--warn-error", "test", "--select", "cdc_current"], {}, True),
+        (["run"], {}, False),  # runs no tests of any kind
+        (["test", "--select", "test_type:unit"], {}, False),
+        (["build", "--select", "resource_type:unit_test"], {}, False),
+        (["build", "--resource-type", "model"], {}, False),
+        (["build", "--exclude-resource-type", "test"], {}, False),
+        (["build"], {"DBT_EXCLUDE_RESOURCE_TYPES": "source"}, False),
+    ],
+)
+def test_builds_leave_unit_tests_out_unless_the_command_chooses(
+    args: list[str], environ: dict[str, str], left_out: bool
+) -> None:
+    assert cli.leaves_out_unit_tests(args, environ) is left_out
