@@ -82,13 +82,13 @@ def main() -> None:
         target = work / "target"
 
         history_seconds = dbt_run(landing, target, SCHEMA)
-        landed_before = spark.sql(f"select count(*) from {SCHEMA}.int_landed_deliveries").first()[0]
+        landed_before = spark.sql(f"select count(*) from {SCHEMA}.int_deliveries_loaded").first()[0]
         shutil.move(work / "batch", landing / "batch")
         incremental_seconds = dbt_run(landing, target, SCHEMA)
         incremental_models = slowest_models_text(target)
-        newest_load = f"(select max(loaded_at) from {SCHEMA}.int_landed_deliveries)"
+        newest_load = f"(select max(loaded_at) from {SCHEMA}.int_deliveries_loaded)"
         files_read, parsed = spark.sql(
-            f"select count(distinct landed_file), count(*) from {SCHEMA}.int_landed_deliveries"
+            f"select count(distinct landed_file), count(*) from {SCHEMA}.int_deliveries_loaded"
             f" where loaded_at = {newest_load}"
         ).first()
         versions_written, keys_recomputed, versions_held = spark.sql(

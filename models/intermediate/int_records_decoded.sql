@@ -23,7 +23,7 @@ with
 
 deliveries as (
 
-    select * from {{ ref('int_landed_deliveries') }}
+    select * from {{ ref('int_deliveries_loaded') }}
     where {{ cdc_is_newer_than_this('loaded_at') }}
 
 ),

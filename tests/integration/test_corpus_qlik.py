@@ -105,5 +105,5 @@ def test_the_held_message_is_bound_by_the_incremental_build(metadata_landed_late
     assert [tuple(row.values()) for row in bound] == [(1, "change", "r")]
     parsed = metadata_landed_later.rows("select `offset`, outcome from `{schema}`.int_records_parsed order by `offset`")
     assert [tuple(row.values()) for row in parsed] == [(0, "ignored"), (1, "change")]
-    deliveries = metadata_landed_later.table("int_landed_deliveries")
+    deliveries = metadata_landed_later.table("int_deliveries_loaded")
     assert len(deliveries) == 2 and len({row["loaded_at"] for row in deliveries}) == 2

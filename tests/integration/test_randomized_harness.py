@@ -248,7 +248,7 @@ def growing_builds(dbt_project: DbtProject, landings: Landings) -> GrowingBuilds
             }
         )
     loads = dbt_project.spark.sql(
-        "select landed_file, count(distinct loaded_at) as loads from harness_growing.int_landed_deliveries"
+        "select landed_file, count(distinct loaded_at) as loads from harness_growing.int_deliveries_loaded"
         " group by landed_file"
     ).collect()
     return GrowingBuilds(tables, generations, {row["landed_file"]: row["loads"] for row in loads})
