@@ -1,7 +1,7 @@
 {#
     Every delivery of a landed Kafka record, from either landing format: the kcat lines parsed by
     the `cdc_parse_kcat_line` UDF, and the Parquet records. The same record landed twice (two
-    files, or both formats) is two rows here; int_records_decoded keeps it once.
+    files, or both formats) is two rows here; int_records_parsed_unbound keeps it once.
 
     Incremental: a build reads only the files it has not read before. A file is known by its
     path, size and modification time, so a file that grew (kcat appending to it) is read again
