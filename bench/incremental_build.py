@@ -93,7 +93,7 @@ def main() -> None:
         ).first()
         versions_written, keys_recomputed, versions_held = spark.sql(
             f"select count_if(generation = newest), count(distinct if(generation = newest, row_key, null)),"
-            f" count(*) from (select *, max(generation) over () as newest from {SCHEMA}.int_row_versions)"
+            f" count(*) from (select *, max(generation) over () as newest from {SCHEMA}.int_row_events_versioned)"
         ).first()
         incremental_history = history_table(spark)
         full_seconds = dbt_run(landing, target, SCHEMA, "--full-refresh")
