@@ -9,13 +9,6 @@
     the filter, which Spark applies to the file listing: read files are not opened at all.
 #}
 
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-    )
-}}
-
 {%- set files_already_read = cdc_files_already_read() %}
 
 with

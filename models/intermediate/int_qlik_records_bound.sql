@@ -15,13 +15,6 @@
     Incremental (append): a build binds the held messages not bound here yet.
 #}
 
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-    )
-}}
-
 with
 
 unbound_records as (

@@ -12,13 +12,6 @@
     already here (a re-delivery, or a build that stopped half-way).
 #}
 
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-    )
-}}
-
 with
 
 deliveries as (
