@@ -82,18 +82,18 @@ def main() -> None:
         target = work / "target"
 
         history_seconds = dbt_run(landing, target, SCHEMA)
-        landed_before = spark.sql(f"select count(*) from {SCHEMA}.int_landed_deliveries").first()[0]
+        landed_before = spark.sql(f"select count(*) from {SCHEMA}.int_deliveries_loaded").first()[0]
         shutil.move(work / "batch", landing / "batch")
         incremental_seconds = dbt_run(landing, target, SCHEMA)
         incremental_models = slowest_models_text(target)
-        newest_load = f"(select max(loaded_at) from {SCHEMA}.int_landed_deliveries)"
+        newest_load = f"(select max(loaded_at) from {SCHEMA}.int_deliveries_loaded)"
         files_read, parsed = spark.sql(
-            f"select count(distinct landed_file), count(*) from {SCHEMA}.int_landed_deliveries"
+            f"select count(distinct landed_file), count(*) from {SCHEMA}.int_deliveries_loaded"
             f" where loaded_at = {newest_load}"
         ).first()
         versions_written, keys_recomputed, versions_held = spark.sql(
             f"select count_if(generation = newest), count(distinct if(generation = newest, row_key, null)),"
-            f" count(*) from (select *, max(generation) over () as newest from {SCHEMA}.int_row_versions)"
+            f" count(*) from (select *, max(generation) over () as newest from {SCHEMA}.int_row_events_versioned)"
         ).first()
         incremental_history = history_table(spark)
         full_seconds = dbt_run(landing, target, SCHEMA, "--full-refresh")

@@ -76,7 +76,7 @@ def build_child(events: int, keys: int, landing_format: str) -> Measured:
         build_seconds = dbt_run(landing, target, SCHEMA)
 
         counts = spark.sql(
-            f"select (select count(*) from {SCHEMA}.int_landed_deliveries),"
+            f"select (select count(*) from {SCHEMA}.int_deliveries_loaded),"
             f" (select count(*) from {SCHEMA}.cdc_history), (select count(*) from {SCHEMA}.cdc_current)"
         ).first()
         assert counts is not None

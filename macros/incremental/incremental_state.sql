@@ -59,8 +59,8 @@
 
 {#
     Generations (merge-on-read). The row-state tables, int_row_events_sequenced and
-    int_row_versions, are partitioned by `generation`: the build that computed the rows, as the
-    microseconds of its start. A build recomputes the keys with new input, from all their events,
+    int_row_events_versioned, are partitioned by `generation`: the build that computed the rows, as
+    the microseconds of its start. A build recomputes the keys with new input, from all their events,
     and writes their rows as a new generation; nothing else is copied or rewritten. A key's rows in
     older generations are then superseded, and every reader takes each key's newest generation
     (`cdc_newest_generation_rows`). When the rows of the newer generations reach

@@ -1,8 +1,8 @@
 {#
     The columns of a record's outcome, from a relation of the landed record's columns, its
     landing reason and detail, and `parsed`, the struct cdc_parse_record or cdc_parse_qlik_record
-    returned (udfs/spark.py PARSED_RECORD_TYPE). int_records_decoded and int_qlik_records_bound
-    write the same columns, and int_records_parsed unions them.
+    returned (udfs/spark.py PARSED_RECORD_TYPE). int_records_parsed_unbound and
+    int_qlik_records_bound write the same columns, and int_records_parsed unions them.
 #}
 {% macro cdc_record_outcome_columns() %}
         topic,

@@ -2,10 +2,11 @@
     The lines a person reads after a build (on-run-end): what this build parsed and where it went.
     A build whose records all went to the quarantine would otherwise end green and silent, so a
     quarantine in this build is a dbt warning (an error under --warn-error). Said only when this
-    invocation parsed landed records (int_records_decoded ran), never after `test` or `ls`.
+    invocation parsed landed records (int_records_parsed_unbound ran), never after `test` or `ls`.
 #}
 {% macro cdc_build_summary(results) %}
-    {%- if not execute or not (results | selectattr('node.name', 'equalto', 'int_records_decoded')
+    {%- if not execute or not (results
+            | selectattr('node.name', 'equalto', 'int_records_parsed_unbound')
             | selectattr('status', 'equalto', 'success') | list) %}
         {{- return('') -}}
     {%- endif %}

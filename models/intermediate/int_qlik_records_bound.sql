@@ -1,7 +1,7 @@
 {#
-    The Qlik data messages int_records_decoded held (`unknown_qlik_schema`: a data message names
-    its table and column ordinals only through its metadata message), parsed a second time with
-    that message by the `cdc_parse_qlik_record` UDF (docs/message-formats.md#qlik-replicate):
+    The Qlik data messages int_records_parsed_unbound held (`unknown_qlik_schema`: a data message
+    names its table and column ordinals only through its metadata message), parsed a second time
+    with that message by the `cdc_parse_qlik_record` UDF (docs/message-formats.md#qlik-replicate):
     - an enveloped data message binds to the metadata message whose `schemaId` equals its
       `messageSchemaId`;
     - a bare data message names no schema: it binds to a metadata message of its topic whose
@@ -15,18 +15,11 @@
     Incremental (append): a build binds the held messages not bound here yet.
 #}
 
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-    )
-}}
-
 with
 
-decoded_records as (
+unbound_records as (
 
-    select * from {{ ref('int_records_decoded') }}
+    select * from {{ ref('int_records_parsed_unbound') }}
 
 ),
 
@@ -43,7 +36,7 @@ qlik_metadata_messages as (
             "coalesce(get_json_object(payload, '$.message.tableStructure.tableColumns'),"
             ~ " get_json_object(payload, '$.tableStructure.tableColumns'))"
         ]) }} as column_names
-    from decoded_records
+    from unbound_records
     where ignore_class = 'metadata_message'
 
 ),
@@ -62,7 +55,7 @@ qlik_metadata_by_schema_id as (
 held_records as (
 
     select held.*
-    from decoded_records as held
+    from unbound_records as held
     {% if cdc_reads_this() %}
         left anti join {{ this }} as bound
             on

@@ -1,6 +1,6 @@
 {#
-    Every landed record once, with its outcome: the records as int_records_decoded parsed them,
-    a held Qlik data message replaced by its bound row from int_qlik_records_bound once its
+    Every landed record once, with its outcome: the records as int_records_parsed_unbound parsed
+    them, a held Qlik data message replaced by its bound row from int_qlik_records_bound once its
     metadata has landed. A view: both tables are incremental, and the bound rows are few.
 #}
 
@@ -8,9 +8,9 @@
 
 with
 
-decoded_records as (
+unbound_records as (
 
-    select * from {{ ref('int_records_decoded') }}
+    select * from {{ ref('int_records_parsed_unbound') }}
 
 ),
 
@@ -22,13 +22,13 @@ bound_records as (
 
 final as (
 
-    select decoded_records.*
-    from decoded_records
+    select unbound_records.*
+    from unbound_records
     left anti join bound_records
         on
-            decoded_records.topic = bound_records.topic
-            and decoded_records.`partition` = bound_records.`partition`
-            and decoded_records.`offset` = bound_records.`offset`
+            unbound_records.topic = bound_records.topic
+            and unbound_records.`partition` = bound_records.`partition`
+            and unbound_records.`offset` = bound_records.`offset`
     union all
     select * from bound_records
 

@@ -93,11 +93,11 @@ def test_refresh_is_applied_once_its_metadata_lands(metadata_landed_later: Build
 def test_the_held_message_is_bound_by_the_incremental_build(metadata_landed_later: Build) -> None:
     """The second build parsed only the metadata message (the data message was not read again from
     its file) and bound the held data message, whose outcome is then the bound row."""
-    decoded = metadata_landed_later.rows(
+    unbound = metadata_landed_later.rows(
         "select `offset`, outcome, reason, parsed_at = max(parsed_at) over () as in_second_build"
-        " from `{schema}`.int_records_decoded order by parsed_at, `offset`"
+        " from `{schema}`.int_records_parsed_unbound order by parsed_at, `offset`"
     )
-    assert [tuple(row.values()) for row in decoded] == [
+    assert [tuple(row.values()) for row in unbound] == [
         (1, "quarantine", "unknown_qlik_schema", False),
         (0, "ignored", None, True),
     ]
@@ -105,5 +105,5 @@ def test_the_held_message_is_bound_by_the_incremental_build(metadata_landed_late
     assert [tuple(row.values()) for row in bound] == [(1, "change", "r")]
     parsed = metadata_landed_later.rows("select `offset`, outcome from `{schema}`.int_records_parsed order by `offset`")
     assert [tuple(row.values()) for row in parsed] == [(0, "ignored"), (1, "change")]
-    deliveries = metadata_landed_later.table("int_landed_deliveries")
+    deliveries = metadata_landed_later.table("int_deliveries_loaded")
     assert len(deliveries) == 2 and len({row["loaded_at"] for row in deliveries}) == 2

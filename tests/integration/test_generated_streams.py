@@ -67,10 +67,10 @@ def test_every_transaction_of_the_demo_is_complete(demo_build: Build) -> None:
 
 
 def test_each_record_goes_through_the_parser_once(demo_build: Build, dbt_project: DbtProject) -> None:
-    """Spark plans every reference to a UDF's result separately: int_records_decoded must
-    reference it once, or every record is parsed again per reference (the Qlik binding once made
-    it 13 times)."""
-    compiled = next(dbt_project.target_dir.rglob("compiled/**/int_records_decoded.sql")).read_text()
+    """Spark plans every reference to a UDF's result separately: int_records_parsed_unbound
+    must reference it once, or every record is parsed again per reference (the Qlik binding once
+    made it 13 times)."""
+    compiled = next(dbt_project.target_dir.rglob("compiled/**/int_records_parsed_unbound.sql")).read_text()
     plan = demo_build.spark.sql(compiled)._jdf.queryExecution().executedPlan().toString()
     udf_nodes = [line for line in plan.splitlines() if "EvalPython" in line]
     assert len(udf_nodes) == 1 and "cdc_parse_record" in udf_nodes[0], plan

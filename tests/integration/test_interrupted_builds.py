@@ -119,7 +119,8 @@ def test_a_killed_build_rerun_gives_the_tables_of_an_uninterrupted_one(
     # The tables are read from the files of the killed warehouse, in this test's own session.
     spark = dbt_project.spark
     tables_dir = Settings(PACKAGE_PROJECT_DIR, landing, warehouse, None).tables_dir
-    spark.read.parquet(str(tables_dir / "cdc.db" / "int_row_versions")).createOrReplaceTempView("versions_read")
+    versions_dir = tables_dir / "cdc.db" / "int_row_events_versioned"
+    spark.read.parquet(str(versions_dir)).createOrReplaceTempView("versions_read")
     # Every generation a build wrote is in the files; each key's newest is its state.
     spark.sql(
         "select * from (select *, max(generation) over (partition by source_db, source_table, row_key)"

@@ -244,11 +244,11 @@ def growing_builds(dbt_project: DbtProject, landings: Landings) -> GrowingBuilds
         generations.append(
             {
                 table: dbt_project.spark.sql(count_generations.format(table)).first()[0]
-                for table in ("int_row_events_sequenced", "int_row_versions")
+                for table in ("int_row_events_sequenced", "int_row_events_versioned")
             }
         )
     loads = dbt_project.spark.sql(
-        "select landed_file, count(distinct loaded_at) as loads from harness_growing.int_landed_deliveries"
+        "select landed_file, count(distinct loaded_at) as loads from harness_growing.int_deliveries_loaded"
         " group by landed_file"
     ).collect()
     return GrowingBuilds(tables, generations, {row["landed_file"]: row["loads"] for row in loads})
@@ -329,7 +329,7 @@ def test_builds_add_generations_and_a_compaction_drops_the_superseded_ones(growi
     """The first build writes one generation, the second adds the keys it touched as another
     (merge-on-read, nothing rewritten), the third compacts: every key recomputed, the older
     generations dropped. The oracle tests check each build's tables."""
-    row_state_tables = ("int_row_events_sequenced", "int_row_versions")
+    row_state_tables = ("int_row_events_sequenced", "int_row_events_versioned")
     assert growing_builds.generations == [dict.fromkeys(row_state_tables, count) for count in (1, 2, 1)]
 
 

@@ -3,8 +3,8 @@ the outcome its README table says.
 
 The build's path, mirrored: a file's lines (Hadoop's line ends, blank lines dropped as
 `stg_kafka__kcat_lines` does) → `cdc_parse_kcat_line`; a landing reason goes to the quarantine as
-is; else `cdc_parse_record(key, payload, partition, offset, topic)`; then (int_records_parsed) a
-Qlik data message quarantined as `unknown_qlik_schema` is bound to the metadata message of its
+is; else `cdc_parse_record(key, payload, partition, offset, topic)`; then (int_qlik_records_bound)
+a Qlik data message quarantined as `unknown_qlik_schema` is bound to the metadata message of its
 `schemaId` (a bare one to its topic's only one) and parsed again by `cdc_parse_qlik_record`.
 """
 
@@ -69,7 +69,7 @@ def land(file: str, line: bytes) -> Landed:
 
 
 def bind_qlik(records: list[Landed]) -> list[Landed]:
-    """int_records_parsed: each waiting Qlik data message parsed again with its metadata."""
+    """int_qlik_records_bound: each waiting Qlik data message parsed again with its metadata."""
     metadata = [record for record in records if record.parsed.ignore_class == "metadata_message"]
     by_schema_id = {record.parsed.qlik_schema_id: record.payload for record in metadata}
     schema_ids_by_topic: dict[str | None, set[str | None]] = {}

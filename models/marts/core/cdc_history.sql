@@ -1,11 +1,11 @@
--- int_row_versions holds every generation of a key's versions (merge-on-read); the newest is the
--- key's state.
+-- int_row_events_versioned holds every generation of a key's versions (merge-on-read); the newest
+-- is the key's state.
 
 with
 
 row_versions as (
 
-    {{ cdc_newest_generation_rows(ref('int_row_versions')) }}
+    {{ cdc_newest_generation_rows(ref('int_row_events_versioned')) }}
 
 ),
 

@@ -14,7 +14,7 @@ parsed_records as (
 
 deliveries as (
 
-    select * from {{ ref('int_landed_deliveries') }}
+    select * from {{ ref('int_deliveries_loaded') }}
 
 ),
 

@@ -17,8 +17,8 @@ markers as (
 
     select
         transaction_id,
-        max(transaction_status = 'BEGIN') as begin_landed,
-        max(transaction_status = 'END') as end_landed,
+        max(transaction_status = 'BEGIN') as is_begin_landed,
+        max(transaction_status = 'END') as is_end_landed,
         min(if(transaction_status = 'BEGIN', event_ts, null)) as begun_at,
         max(if(transaction_status = 'END', event_ts, null)) as ended_at,
         max(transaction_event_count) as expected_event_count,
@@ -88,7 +88,7 @@ per_transaction as (
         sort_array(
             collect_list(struct(data_collection, expected_event_count, landed_event_count))
         ) as event_counts,
-        bool_and(expected_event_count <=> landed_event_count) as every_collection_landed
+        bool_and(expected_event_count <=> landed_event_count) as is_every_collection_landed
     from per_collection
     group by transaction_id
 
@@ -99,20 +99,20 @@ final as (
     select
         coalesce(markers.transaction_id, per_transaction.transaction_id) as transaction_id,
         case
-            when markers.end_landed then 'END'
-            when markers.begin_landed then 'BEGIN'
+            when markers.is_end_landed then 'END'
+            when markers.is_begin_landed then 'BEGIN'
         end as status,
-        coalesce(markers.begin_landed, false) as begin_landed,
-        coalesce(markers.end_landed, false) as end_landed,
+        coalesce(markers.is_begin_landed, false) as is_begin_landed,
+        coalesce(markers.is_end_landed, false) as is_end_landed,
         markers.begun_at,
         markers.ended_at,
         markers.expected_event_count,
         coalesce(per_transaction.landed_event_count, 0) as landed_event_count,
         coalesce(per_transaction.event_counts, array()) as event_counts,
         coalesce(
-            markers.end_landed
+            markers.is_end_landed
             and markers.expected_event_count = coalesce(per_transaction.landed_event_count, 0)
-            and coalesce(per_transaction.every_collection_landed, true),
+            and coalesce(per_transaction.is_every_collection_landed, true),
             false
         ) as is_complete
     from markers

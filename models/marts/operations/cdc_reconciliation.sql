@@ -10,7 +10,7 @@ with
 
 deliveries as (
 
-    select * from {{ ref('int_landed_deliveries') }}
+    select * from {{ ref('int_deliveries_loaded') }}
 
 ),
 

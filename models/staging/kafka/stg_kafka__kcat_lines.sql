@@ -1,6 +1,6 @@
 {#
     Lines stay text here: Spark forbids a persistent view that calls a session (UDF) function,
-    so the kcat record is parsed in int_landed_deliveries, a table.
+    so the kcat record is parsed in int_deliveries_loaded, a table.
 #}
 
 with

@@ -1,20 +1,13 @@
 {#
     Every delivery of a landed Kafka record, from either landing format: the kcat lines parsed by
     the `cdc_parse_kcat_line` UDF, and the Parquet records. The same record landed twice (two
-    files, or both formats) is two rows here; int_records_decoded keeps it once.
+    files, or both formats) is two rows here; int_records_parsed_unbound keeps it once.
 
     Incremental: a build reads only the files it has not read before. A file is known by its
     path, size and modification time, so a file that grew (kcat appending to it) is read again
     and its old records count as re-deliveries. The list of files already read is a literal in
     the filter, which Spark applies to the file listing: read files are not opened at all.
 #}
-
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-    )
-}}
 
 {%- set files_already_read = cdc_files_already_read() %}
 

@@ -10,7 +10,6 @@
 
 {{
     config(
-        materialized='incremental',
         incremental_strategy='insert_overwrite',
         partition_by=['generation'],
         post_hook="{{ cdc_drop_superseded_generations() }}",

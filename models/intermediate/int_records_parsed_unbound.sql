@@ -12,18 +12,11 @@
     already here (a re-delivery, or a build that stopped half-way).
 #}
 
-{{
-    config(
-        materialized='incremental',
-        incremental_strategy='append',
-    )
-}}
-
 with
 
 deliveries as (
 
-    select * from {{ ref('int_landed_deliveries') }}
+    select * from {{ ref('int_deliveries_loaded') }}
     where {{ cdc_is_newer_than_this('loaded_at') }}
 
 ),

@@ -1,6 +1,6 @@
 """PySpark's Python worker daemon against ours (`cdc_dbt.python_worker`), in one run.
 
-    python bench/python_worker.py [--events 20000] [--slices 8] [--repeat 3]
+    python bench/worker_daemons.py [--events 20000] [--slices 8] [--repeat 3]
 
 A daemon is chosen when a SparkContext starts, so each is measured in its own child process, one
 after the other, on the same records: the generator's Debezium PostgreSQL change records (with the
