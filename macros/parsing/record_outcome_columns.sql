@@ -30,11 +30,12 @@
         parsed.patch,
         parsed.changed_columns,
         -- A change the source gives no time (a Qlik full-load REFRESH) is dated by the
-        -- connector's clock, else by Kafka's: history needs a valid_from for every version.
+        -- connector's clock, else by Kafka's, else by the build that loaded it: history needs a
+        -- valid_from for every version.
         coalesce(
             timestamp_millis(parsed.source_ts_ms),
             timestamp_millis(parsed.event_ts_ms),
-            if(parsed.outcome = 'change', kafka_ts, null)
+            if(parsed.outcome = 'change', coalesce(kafka_ts, loaded_at), null)
         ) as source_ts,
         timestamp_millis(parsed.event_ts_ms) as event_ts,
         parsed.position as source_position,

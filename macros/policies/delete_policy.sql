@@ -14,10 +14,13 @@
     end
 {% endmacro %}
 
-{% macro version_valid_to(next_position, next_ts, truncate_position, truncate_ts) %}
+{% macro version_valid_to(next_position, next_starts_at, truncate_position, truncate_ts, starts_at) %}
     case
-        when {{ _truncate_comes_first(next_position, truncate_position) }} then {{ truncate_ts }}
-        else {{ next_ts }}
+        -- A truncate's time, kept between the version's start and the next version's: a
+        -- version never ends before it starts nor after its successor starts.
+        when {{ _truncate_comes_first(next_position, truncate_position) }}
+            then greatest({{ starts_at }}, least({{ truncate_ts }}, {{ next_starts_at }}))
+        else {{ next_starts_at }}
     end
 {% endmacro %}
 

@@ -106,14 +106,30 @@ truncates as (
 
 ),
 
+events_timed as (
+
+    -- When each event's version starts: its own time, or a later event's when that is earlier
+    -- (a Qlik REFRESH is dated when it reached Kafka, after changes made during the full load).
+    -- Source order decides the sequence; times only date it, and never run backwards.
+    select
+        *,
+        min(source_ts) over (
+            partition by source_db, source_table, row_key
+            order by source_position, `partition`, `offset`
+            rows between current row and unbounded following
+        ) as starts_at
+    from row_events
+
+),
+
 events_with_next as (
 
     select
         *,
         lead(op) over key_order as next_op,
         lead(source_position) over key_order as next_position,
-        lead(source_ts) over key_order as next_ts
-    from row_events
+        lead(starts_at) over key_order as next_starts_at
+    from events_timed
     window key_order as (
         partition by source_db, source_table, row_key
         order by source_position, `partition`, `offset`
@@ -143,7 +159,8 @@ versions_ended as (
         versions_started.*,
         {{ version_ended_by('next_op', 'next_position', 'truncate_cutoffs.truncate_position') }} as ended_by,
         {{ version_valid_to(
-            'next_position', 'next_ts', 'truncate_cutoffs.truncate_position', 'truncate_cutoffs.truncate_ts'
+            'next_position', 'next_starts_at', 'truncate_cutoffs.truncate_position', 'truncate_cutoffs.truncate_ts',
+            'versions_started.starts_at'
         ) }} as valid_to
     from versions_started
     left join truncate_cutoffs
@@ -163,7 +180,7 @@ versions_computed as (
             partition by source_db, source_table, row_key
             order by source_position, `partition`, `offset`
         ) as version,
-        source_ts as valid_from,
+        starts_at as valid_from,
         valid_to,
         ended_by is null as is_current,
         ended_by,
