@@ -4,7 +4,8 @@ usage:
   cdc-dbt build [dbt flags]        any dbt command (run, test, docs generate, ...), run on the
                                    embedded Spark, or on SPARK_MASTER_URL's cluster
   cdc-dbt sql "<Spark SQL>"        one query; each result row printed as one JSON object per line
-  cdc-dbt debug                    the folders and Spark master in use, then dbt's own checks
+  cdc-dbt debug [--connection]     the folders, Java, the warehouse's state and the project, at
+                                   once; --connection also starts Spark for dbt's connection check
   cdc-dbt serve [--host H --allow-remote]
                                    a warm Spark Thrift (HiveServer2) server on 127.0.0.1:CDC_SERVER_PORT;
                                    while it runs, sql and dbt commands on its warehouse go through it
@@ -24,6 +25,7 @@ environment (each optional):
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -81,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if command == "debug":
         print(folders_in_use(settings))
+        if not starts_spark and "--config-dir" not in args:
+            return debug_without_spark(settings, args)
     try:
         if args[0] == "serve":
             return serve_command(args[1:], settings)
@@ -153,6 +157,37 @@ def folders_in_use(settings: Settings) -> str:
     )
 
 
+def debug_without_spark(settings: Settings, args: list[str]) -> int:
+    """`cdc-dbt debug`: what needs no JVM (Java, who holds the warehouse, the project parsed by
+    dbt); starting Spark for dbt's connection check takes tens of seconds, so only on request."""
+    import subprocess
+
+    from dbt.cli.main import dbtRunner
+    from dbt.contracts.graph.manifest import Manifest
+
+    from cdc_dbt.warehouse_lock import warehouse_holder
+
+    java_home_java = Path(os.environ.get("JAVA_HOME", "/nonexistent")) / "bin" / "java"
+    java_path = str(java_home_java) if java_home_java.exists() else shutil.which("java")
+    java = subprocess.run([java_path, "-version"], capture_output=True, text=True) if java_path else None
+    java_line = java.stderr.splitlines()[0] if java and java.stderr else "not found: Spark needs Java 17 or newer"
+    print(f"cdc-dbt Java:           {java_line}")
+    print(f"cdc-dbt warehouse held: {warehouse_holder(settings.warehouse_dir) or 'no (free)'}")
+    os.environ.setdefault("DBT_TARGET", "local")
+    parsed = dbtRunner().invoke(["parse", "--quiet", *args[1:], *_default_dirs(args, settings)])
+    manifest = parsed.result
+    if not parsed.success or not isinstance(manifest, Manifest):
+        print("cdc-dbt dbt project:    does not parse (dbt's error above)")
+        return 1
+    kinds = [getattr(node, "resource_type", None) for node in manifest.nodes.values()]
+    print(
+        f"cdc-dbt dbt project:    parses: {kinds.count('model')} models, {kinds.count('test')} data tests,"
+        f" {len(manifest.unit_tests)} unit tests"
+    )
+    print("cdc-dbt Spark session:  not started by this check; `cdc-dbt debug --connection` starts it (tens of seconds)")
+    return 0
+
+
 def folder_mistake(command: str, settings: Settings) -> str | None:
     """A folder the command needs that does not exist, said before any JVM starts; else None.
 
@@ -189,9 +224,10 @@ def unreachable_master(master_url: str | None, timeout_seconds: float = 5.0) -> 
 
 def needs_spark(args: list[str]) -> bool:
     """Whether this dbt command touches the warehouse. Listing, parsing, installing packages,
-    `debug --config-dir` and any `--help` read only the project's files: they answer without a JVM."""
+    `debug` (but for `debug --connection`) and any `--help` read only the project's files: they
+    answer without a JVM."""
     command = dbt_command(args)
-    if command == "debug" and "--config-dir" in args:
+    if command == "debug" and "--connection" not in args:
         return False
     return command not in WAREHOUSE_FREE_COMMANDS and not {"-h", "--help"} & set(args)
 

@@ -40,3 +40,18 @@ def hold_warehouse(warehouse_dir: Path, command: str) -> IO[str]:
     lock.write(f"process {os.getpid()} (cdc-dbt {command}, since {started})")
     lock.flush()
     return lock
+
+
+def warehouse_holder(warehouse_dir: Path) -> str | None:
+    """Who holds `warehouse_dir` now (as `hold_warehouse` wrote it), or None when no process does;
+    it never takes the lock for longer than the look, nor creates the warehouse."""
+    lock_path = warehouse_dir / LOCK_FILE
+    if not lock_path.is_file():
+        return None
+    with lock_path.open("r") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return lock.read().strip() or "another process"
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    return None

@@ -7,6 +7,7 @@ instead of the one asserted.
 """
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -133,18 +134,25 @@ def test_an_unreachable_spark_master_is_named_in_one_line(tmp_path: Path) -> Non
     ]
 
 
-def test_debug_names_the_folders_and_the_spark_master_in_use(tmp_path: Path) -> None:
-    landing = tmp_path / "landing"
+def test_debug_says_what_it_can_without_a_jvm(tmp_path: Path) -> None:
+    landing, warehouse = tmp_path / "landing", tmp_path / "w"
     landing.mkdir()
-    # --config-dir: dbt's part answers without a connection, so no JVM is needed for this check.
-    run = cdc_dbt("debug", "--config-dir", CDC_LANDING_DIR=str(landing), CDC_WAREHOUSE_DIR=str(tmp_path / "w"))
+    _lock = hold_warehouse(warehouse, "build")  # as a build in another process would
+    # No Java on the PATH: the check says so, and everything else answers without one.
+    run = cdc_dbt("debug", "--target-path", str(tmp_path / "target"), CDC_LANDING_DIR=str(landing),
+                  CDC_WAREHOUSE_DIR=str(warehouse))  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.splitlines()[:4] == [
+    lines = [line for line in run.stdout.splitlines() if line.startswith("cdc-dbt ")]
+    assert lines[:6] == [
         f"cdc-dbt project folder: {PACKAGE_PROJECT_DIR}",
         f"cdc-dbt landing folder: {landing}",
-        f"cdc-dbt warehouse:      {tmp_path / 'w'} (not built yet: the first build creates it)",
+        f"cdc-dbt warehouse:      {warehouse}",
         "cdc-dbt Spark master:   embedded (local[*]); SPARK_MASTER_URL names a cluster",
+        "cdc-dbt Java:           not found: Spark needs Java 17 or newer",
+        f"cdc-dbt warehouse held: process {os.getpid()} (cdc-dbt build, since " + lines[5].split("since ")[-1],
     ]
+    assert re.fullmatch(r"cdc-dbt dbt project:    parses: \d+ models, \d+ data tests, \d+ unit tests", lines[6])
+    assert lines[7].startswith("cdc-dbt Spark session:  not started by this check; `cdc-dbt debug --connection`")
 
 
 def test_plain_dbt_stops_at_once_saying_to_use_cdc_dbt_and_writes_no_warehouse(tmp_path: Path) -> None:
