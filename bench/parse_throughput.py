@@ -21,7 +21,7 @@ Each figure is the best of `--repeat` runs over data cached in Spark in `--parti
 (reading files is not timed). Also printed: the fixed cost of one Python UDF task (tasks of one
 tombstone each, against the same tasks without Python), which every slice pays once.
 Ratios: UDF/from_json (records/s over records/s) and UDF against the ceiling scaled to the cores
-Spark used, `ceiling / 2 x cores` (issue 6 asks for at least 1.0 on this one).
+Spark used, `ceiling / 2 x cores` (the target is at least 1.0).
 """
 
 import argparse

@@ -11,7 +11,7 @@ Generating is not timed. The child removes its landing and warehouse before the 
 
 Prints per size: events, landed records, build seconds, records built per second, the JVM's peak
 resident memory, and the slowest models; then the ratio of the two build times against the
-ratio of the sizes (issue 6 asks for the 10x run to take at most 11x the time, in a 4 GiB driver).
+ratio of the sizes (the target: the 10x run takes at most 11x the time, in a 4 GiB driver).
 """
 
 import argparse
@@ -141,7 +141,7 @@ def main() -> None:
     record_ratio = large.records / small.records
     print(
         f"build time ratio: {ratio:.2f} for {record_ratio:.2f}x the records"
-        f" (issue 6: at most {arguments.scale + 1}x for {arguments.scale}x), driver memory {arguments.driver_memory}"
+        f" (target: at most {arguments.scale + 1}x for {arguments.scale}x), driver memory {arguments.driver_memory}"
     )
 
 
