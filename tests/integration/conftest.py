@@ -29,13 +29,10 @@ from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 
 SMALL_INPUT_SPARK_CONF = {
     # Compiling a query's generated Java (and then JIT-compiling it) costs more than running it
-    # on a few hundred rows: a data test's query runs 1.5-3x faster interpreted, whole stages
-    # and single expressions alike (generating expression code took about a tenth of the JVM's
-    # CPU in a profile of three corpus builds).
+    # on a few hundred rows: a data test's query runs 1.5-3x faster interpreted.
     "spark.sql.codegen.wholeStage": "false",
-    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-    # What code is still generated is the same for the same model or test in every build: keep
-    # all of it compiled (Spark keeps 100).
+    # The expression code still generated is the same for the same model or test in every build:
+    # keep all of it compiled (Spark keeps 100), a demo build is then about 10% faster.
     "spark.sql.codegen.cache.maxEntries": "5000",
     # Re-planning each stage after its shuffle pays off on data, not on tests' small inputs.
     "spark.sql.adaptive.enabled": "false",
@@ -48,11 +45,6 @@ SMALL_INPUT_SPARK_CONF = {
     "spark.ui.retainedStages": "50",
     "spark.sql.ui.retainedExecutions": "20",
 }
-SHORT_LIVED_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
-"""For the `cdc-dbt` processes tests start (and a cluster's executors), each a JVM that runs one
-build or query: the quick JIT compiler only. Its code is slower than the optimizing compiler's,
-whose work pays off only in a JVM that lives long (this process's, which keeps the default); a cold
-build was about 15 s faster. The quick compiler's code needs a larger code cache than its default."""
 DBT_THREADS = 4
 """Independent models and data tests run concurrently on the one SparkSession: while one query
 waits on the metastore or its tasks, another is planned."""
@@ -63,12 +55,9 @@ def small_input_spark_conf_dir() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="cdc-dbt-test-spark-conf-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     shutil.copy(SPARK_CONF_DIR / "log4j2.properties", folder)
-    defaults = {
-        **SMALL_INPUT_SPARK_CONF,
-        "spark.driver.defaultJavaOptions": SHORT_LIVED_JVM_OPTIONS,
-        "spark.executor.defaultJavaOptions": SHORT_LIVED_JVM_OPTIONS,  # the cluster test's executors
-    }
-    (folder / "spark-defaults.conf").write_text("".join(f"{name} {value}\n" for name, value in defaults.items()))
+    (folder / "spark-defaults.conf").write_text(
+        "".join(f"{name} {value}\n" for name, value in SMALL_INPUT_SPARK_CONF.items())
+    )
     return folder
 
 
@@ -239,8 +228,7 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
         warehouse_dir=warehouse_dir,
         master_url=None,
     )
-    # This JVM runs every in-process build: it keeps the optimizing compiler (SHORT_LIVED_JVM_OPTIONS).
-    session = build_session(settings, {"spark.driver.defaultJavaOptions": ""})
+    session = build_session(settings)
     yield session
     session.stop()
 
