@@ -36,7 +36,7 @@ def scaffold(project: Path, source_table: str, name: str) -> None:
 def project_with_scaffolded_marts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the project's dbt files (a user's checkout), with one scaffolded mart per table."""
     project = tmp_path_factory.mktemp("project")
-    for folder in ("models", "macros", "tests/generic", "tests/singular"):
+    for folder in ("models", "macros", "tests/generic", "tests/singular", "tests/fixtures"):
         shutil.copytree(PACKAGE_PROJECT_DIR / folder, project / folder)
     for file in ("dbt_project.yml", "profiles.yml"):
         shutil.copy(PACKAGE_PROJECT_DIR / file, project)
