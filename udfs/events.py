@@ -48,7 +48,8 @@ class ParsedRecord(NamedTuple):
     transaction_status: str | None = None
     """A Debezium transaction marker's `status` (BEGIN or END); its id is `transaction_id`."""
     transaction_event_count: int | None = None
-    """An END marker's `event_count`: the events its transaction wrote."""
+    """The events a transaction wrote: a Debezium END marker's `event_count`, or the
+    `transactionEventCounter` of a Qlik change that is its transaction's last event."""
     transaction_collection_counts: str | None = None
     """An END marker's `data_collections` as canonical JSON `{data_collection: event_count}`."""
     qlik_schema_id: str | None = None

@@ -207,8 +207,17 @@ def parse_data(body: Mapping[str, Any], schema: QlikTableSchema, partition: int,
         source_tx_id=_nonempty_text(headers.get("transactionId")),
         transaction_id=_nonempty_text(headers.get("transactionId")),
         transaction_total_order=_count(headers.get("transactionEventCounter")),
+        transaction_event_count=_events_in_transaction(headers),
         qlik_schema_id=schema.schema_id,
     )
+
+
+def _events_in_transaction(headers: Mapping[str, Any]) -> int | None:
+    """The last event of a transaction (`transactionLastEvent` true) tells how many it has: its
+    `transactionEventCounter`, which numbers the transaction's events from 1. None for the others."""
+    last = headers.get("transactionLastEvent")
+    is_last = last is True or (isinstance(last, str) and last.lower() == "true")
+    return _count(headers.get("transactionEventCounter")) if is_last else None
 
 
 def parse_unbound(body: Mapping[str, Any]) -> ParsedRecord:

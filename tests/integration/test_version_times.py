@@ -18,31 +18,12 @@ import pytest
 
 from tests.integration.conftest import Build, DbtProject
 from tests.kcat import KafkaRecord, kcat_json
+from tests.qlik_messages import qlik_data, qlik_metadata
 
 SCHEMA_ID = "0A0B0C0D0E0F00112233445566778899"
-COLUMNS = {
-    "DEPT_ID": {"ordinal": 1, "type": "INT4", "length": 0, "precision": 10, "scale": 0, "primaryKeyPosition": 1},
-    "NAME": {"ordinal": 2, "type": "STRING", "length": 30, "precision": 0, "scale": 0, "primaryKeyPosition": 0},
-}
+COLUMNS = {"DEPT_ID": ("INT4", 1), "NAME": ("STRING", 0)}
 FULL_LOAD_PUBLISHED = datetime(2024, 3, 4, 8, 10, tzinfo=UTC)
 UPDATE_COMMITTED = datetime(2024, 3, 4, 8, 1, tzinfo=UTC)
-
-
-def qlik_message(message_type: str, message: dict[str, object]) -> str:
-    return json.dumps(
-        {"magic": "atMSG", "type": message_type, "headers": None, "messageSchemaId": SCHEMA_ID,
-         "messageSchema": None, "message": message}
-    )  # fmt: skip
-
-
-def qlik_data(operation: str, data: dict[str, object], before: dict[str, object] | None, **headers: object) -> str:
-    return qlik_message(
-        "DT",
-        {"data": data, "beforeData": before,
-         "headers": {"operation": operation, "changeSequence": "", "timestamp": "", "streamPosition": "",
-                     "transactionId": "", "changeMask": None, "columnMask": None, "externalSchemaId": None,
-                     **headers}},
-    )  # fmt: skip
 
 
 def millis(moment: datetime) -> int:
@@ -52,24 +33,18 @@ def millis(moment: datetime) -> int:
 @pytest.fixture(scope="module")
 def times_build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> tuple[Build, datetime]:
     landing: Path = tmp_path_factory.mktemp("version-times")
-    metadata = {
-        "schemaId": SCHEMA_ID,
-        "lineage": {"server": "replicate-01", "task": "oracle-to-kafka", "schema": "HR", "table": "DEPT",
-                    "tableVersion": 1, "timestamp": "2024-03-04T07:59:00.000"},
-        "tableStructure": {"tableColumns": COLUMNS},
-        "dataSchema": "",
-    }  # fmt: skip
     key = json.dumps({"DEPT_ID": 1})
     records = [
-        KafkaRecord("qlik.metadata", 0, 0, json.dumps({"schemaId": SCHEMA_ID}), qlik_message("MD", metadata),
-                    millis(FULL_LOAD_PUBLISHED) - 60_000),
-        KafkaRecord("qlik.HR.DEPT", 0, 0, key, qlik_data("REFRESH", {"DEPT_ID": 1, "NAME": "Sales"}, None),
+        KafkaRecord("qlik.metadata", 0, 0, json.dumps({"schemaId": SCHEMA_ID}),
+                    qlik_metadata(SCHEMA_ID, "HR", "DEPT", COLUMNS), millis(FULL_LOAD_PUBLISHED) - 60_000),
+        KafkaRecord("qlik.HR.DEPT", 0, 0, key, qlik_data(SCHEMA_ID, "REFRESH", {"DEPT_ID": 1, "NAME": "Sales"}),
                     millis(FULL_LOAD_PUBLISHED)),
         KafkaRecord("qlik.HR.DEPT", 0, 1, key,
-                    qlik_data("UPDATE", {"DEPT_ID": 1, "NAME": "Sales EMEA"}, {"DEPT_ID": 1, "NAME": "Sales"},
+                    qlik_data(SCHEMA_ID, "UPDATE", {"DEPT_ID": 1, "NAME": "Sales EMEA"},
+                              {"DEPT_ID": 1, "NAME": "Sales"},
                               changeSequence="00000001709539260000000000000000001",
                               timestamp=UPDATE_COMMITTED.strftime("%Y-%m-%dT%H:%M:%S.000"),
-                              streamPosition="00000000.00000001", transactionId="00000000000000000000000000000001",
+                              transactionId="00000000000000000000000000000001",
                               transactionEventCounter=1, transactionLastEvent=True),
                     millis(FULL_LOAD_PUBLISHED) + 1_000),
     ]  # fmt: skip

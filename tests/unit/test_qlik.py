@@ -273,6 +273,20 @@ def test_cdc_records_order_by_change_sequence_as_numbers_then_event_counter() ->
     assert position("500", None, 3) == sort_key("s", (500, 0))
 
 
+@pytest.mark.parametrize(
+    ("counter", "last_event", "event_count"),
+    [(3, True, 3), (3, "true", 3), (2, False, None), (2, None, None), (None, True, None)],
+)
+def test_a_transactions_last_event_tells_how_many_events_it_has(
+    counter: int | None, last_event: object, event_count: int | None
+) -> None:
+    message = update(counter=counter)
+    message["message"]["headers"]["transactionLastEvent"] = last_event
+    parsed = parse_data(message, CUSTOMERS, 0, 0)
+    assert (parsed.transaction_id, parsed.transaction_total_order) == ("00000000000000000000000000120001", counter)
+    assert parsed.transaction_event_count == event_count
+
+
 def test_cdc_record_without_a_change_sequence_falls_back_to_the_kafka_position() -> None:
     assert parse_data(update(change_sequence=""), CUSTOMERS, 3, 17).position == kafka_sort_key(3, 17)
     assert parse_data(update(change_sequence=None), CUSTOMERS, 3, 17).position == kafka_sort_key(3, 17)

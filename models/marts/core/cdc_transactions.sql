@@ -1,8 +1,12 @@
 {#
-    Debezium transactions (transaction metadata enabled): for each transaction id, its BEGIN and
-    END markers and, per data collection, the events its END says it wrote against the events
-    that have landed. A transaction is complete when its END has landed and every count matches.
-    An event delivered twice (same key, source position and op) counts once, as it applies once.
+    Source transactions and whether every event of each has landed.
+    - Debezium (transaction metadata enabled): its BEGIN and END markers and, per data
+      collection, the events its END says it wrote against the events that have landed.
+    - Qlik Replicate: its changes number themselves within their transaction
+      (`transactionEventCounter`, from 1) and the last says so (`transactionLastEvent`), so the
+      last one's number is the transaction's event count; no markers, no counts per table.
+    Complete when the count is known and every event has landed. An event delivered twice (same
+    key, source position and op; for Qlik, the same number) counts once, as it applies once.
 #}
 
 with
@@ -94,9 +98,10 @@ per_transaction as (
 
 ),
 
-final as (
+debezium_transactions as (
 
     select
+        'debezium' as source_format,
         coalesce(markers.transaction_id, per_transaction.transaction_id) as transaction_id,
         case
             when markers.is_end_landed then 'END'
@@ -118,6 +123,75 @@ final as (
     from markers
     full outer join per_transaction
         on markers.transaction_id = per_transaction.transaction_id
+
+),
+
+qlik_events as (
+
+    select distinct
+        transaction_id,
+        source_table,
+        transaction_total_order as event_number,
+        transaction_event_count,
+        source_ts
+    from parsed_records
+    where outcome = 'change' and source_format = 'qlik' and transaction_id is not null
+
+),
+
+qlik_per_collection as (
+
+    select
+        transaction_id,
+        source_table as data_collection,
+        count(distinct event_number) as landed_event_count
+    from qlik_events
+    group by transaction_id, source_table
+
+),
+
+qlik_event_counts as (
+
+    select
+        transaction_id,
+        sort_array(
+            collect_list(struct(data_collection, cast(null as bigint) as expected_event_count, landed_event_count))
+        ) as event_counts
+    from qlik_per_collection
+    group by transaction_id
+
+),
+
+qlik_transactions as (
+
+    select
+        'qlik' as source_format,
+        qlik_events.transaction_id,
+        case
+            when max(qlik_events.transaction_event_count is not null) then 'END'
+            when max(qlik_events.event_number = 1) then 'BEGIN'
+        end as status,
+        coalesce(max(qlik_events.event_number = 1), false) as is_begin_landed,
+        max(qlik_events.transaction_event_count is not null) as is_end_landed,
+        min(if(qlik_events.event_number = 1, qlik_events.source_ts, null)) as begun_at,
+        max(if(qlik_events.transaction_event_count is not null, qlik_events.source_ts, null)) as ended_at,
+        max(qlik_events.transaction_event_count) as expected_event_count,
+        count(distinct qlik_events.event_number) as landed_event_count,
+        any_value(qlik_event_counts.event_counts) as event_counts,
+        coalesce(max(qlik_events.transaction_event_count) = count(distinct qlik_events.event_number), false)
+            as is_complete
+    from qlik_events
+    inner join qlik_event_counts
+        on qlik_events.transaction_id = qlik_event_counts.transaction_id
+    group by qlik_events.transaction_id
+
+),
+
+final as (
+
+    select * from debezium_transactions
+    union all
+    select * from qlik_transactions
 
 )
 
