@@ -52,18 +52,7 @@
     {%- else %}
     -- No row, in the columns of the row changes.
     select
-        source_db,
-        source_table,
-        row_key,
-        op,
-        after,
-        unavailable_columns,
-        patch,
-        source_ts,
-        source_position,
-        topic,
-        `partition`,
-        `offset`
+        {{ cdc_row_change_columns() }}
     from {{ row_changes }}
     where false
     {%- endif %}

@@ -46,18 +46,7 @@ parsed_records as (
 row_changes as (
 
     select
-        source_db,
-        source_table,
-        row_key,
-        op,
-        after,
-        unavailable_columns,
-        patch,
-        source_ts,
-        source_position,
-        topic,
-        `partition`,
-        `offset`
+        {{ cdc_row_change_columns() }}
     from parsed_records
     where outcome = 'change' and op in ('c', 'r', 'u', 'd')
 
@@ -192,18 +181,7 @@ key_events_exploded as (
 resolved_events as (
 
     select
-        source_db,
-        source_table,
-        row_key,
-        event.op,
-        event.after,
-        event.unavailable_columns,
-        event.patch,
-        event.source_ts,
-        event.source_position,
-        event.topic,
-        event.`partition`,
-        event.`offset`,
+        {{ cdc_row_change_columns(event_struct='event') }},
         resolved_rows[event_index] as row
     from key_events_exploded
 
