@@ -85,15 +85,9 @@ all_row_events as (
 
 row_events as (
 
-    select all_row_events.*
-    from all_row_events
-    {% if recomputes_keys_only %}
-        left semi join keys_to_recompute
-            on
-                all_row_events.source_db <=> keys_to_recompute.source_db
-                and all_row_events.source_table = keys_to_recompute.source_table
-                and all_row_events.row_key = keys_to_recompute.row_key
-    {% endif %}
+    {{ cdc_events_of_keys_to_recompute(
+        'all_row_events', 'keys_to_recompute' if recomputes_keys_only else none
+    ) }}
 
 ),
 

@@ -72,13 +72,7 @@ keys_to_recompute as (
 
 events_of_keys_to_recompute as (
 
-    select sequenced_events.*
-    from sequenced_events
-    left semi join keys_to_recompute
-        on
-            sequenced_events.source_db <=> keys_to_recompute.source_db
-            and sequenced_events.source_table = keys_to_recompute.source_table
-            and sequenced_events.row_key = keys_to_recompute.row_key
+    {{ cdc_events_of_keys_to_recompute('sequenced_events', 'keys_to_recompute') }}
 
 ),
 {% endif %}
