@@ -19,3 +19,25 @@
             and {{ events }}.row_key = {{ keys_to_recompute }}.row_key
     {%- endif %}
 {% endmacro %}
+
+{#
+    A predicate on `parsed_at`: the record was parsed by a build after the one that wrote
+    `generation` (a generation is its build's start, and so is the `parsed_at` of what it parsed).
+#}
+{% macro cdc_parsed_since(generation) %}
+    {{- return('parsed_at > timestamp_micros(' ~ generation ~ ')') -}}
+{% endmacro %}
+
+{#
+    Whether some row of `relation` that meets `condition` was parsed since `generation`: one
+    count, before the model's SQL is written, for a rule that changes what a build recomputes.
+#}
+{% macro cdc_any_parsed_since(relation, condition, generation) %}
+    {%- if not execute %}
+        {{- return(false) -}}
+    {%- endif %}
+    {%- set count = run_query(
+        'select count(*) from ' ~ relation ~ ' where ' ~ condition ~ ' and ' ~ cdc_parsed_since(generation)
+    ).columns[0].values()[0] %}
+    {{- return(count > 0) -}}
+{% endmacro %}

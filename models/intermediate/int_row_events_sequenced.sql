@@ -9,10 +9,10 @@
       names: a fold over the key's events in source order (cdc_resolve_rows,
       udfs/row_images.py), run only for the keys that need it.
 
-    Incremental (merge-on-read, macros/incremental/incremental_state.sql): a build recomputes the
-    keys with changes parsed since the newest generation, from all their events, and writes them
-    as a new generation; readers take each key's newest generation. When new tombstones are
-    deletes, every key is recomputed: a tombstone finds its key only through the change before it.
+    Incremental (merge-on-read, macros/incremental/): a build recomputes the keys with changes
+    parsed since the newest generation, from all their events, and writes them as a new
+    generation; readers take each key's newest generation. New tombstones can need every key
+    recomputed instead (tombstone policy, macros/policies/tombstone_policy.sql).
 #}
 
 {{
@@ -24,14 +24,8 @@
 }}
 
 {%- set generation_built_on = cdc_generation_to_build_on() %}
-{%- if generation_built_on is not none and var('treat_tombstones_as_deletes', false) %}
-    {%- set new_tombstones = run_query(
-        'select count(*) from ' ~ ref('int_records_parsed') ~ " where ignore_class = 'tombstone'"
-        ~ ' and parsed_at > timestamp_micros(' ~ generation_built_on ~ ')'
-    ).columns[0].values()[0] %}
-    {%- if new_tombstones > 0 %}
-        {%- set generation_built_on = none %}
-    {%- endif %}
+{%- if tombstones_recompute_every_key(ref('int_records_parsed'), generation_built_on) %}
+    {%- set generation_built_on = none %}
 {%- endif %}
 {%- set recomputes_keys_only = generation_built_on is not none %}
 
@@ -70,7 +64,7 @@ keys_to_recompute as (
     where
         outcome = 'change'
         and op in ('c', 'r', 'u', 'd')
-        and parsed_at > timestamp_micros({{ generation_built_on }})
+        and {{ cdc_parsed_since(generation_built_on) }}
 
 ),
 {% endif %}
