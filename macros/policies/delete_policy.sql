@@ -7,6 +7,10 @@
     - neither: the version is current (ended_by and valid_to null).
 #}
 {% macro version_ended_by(next_op, next_position, truncate_position) %}
+    {{ return(adapter.dispatch('version_ended_by', 'cdc_dbt')(next_op, next_position, truncate_position)) }}
+{% endmacro %}
+
+{% macro default__version_ended_by(next_op, next_position, truncate_position) %}
     case
         when {{ _truncate_comes_first(next_position, truncate_position) }} then 't'
         when {{ next_op }} = 'd' then 'd'
@@ -15,6 +19,12 @@
 {% endmacro %}
 
 {% macro version_valid_to(next_position, next_starts_at, truncate_position, truncate_ts, starts_at) %}
+    {{ return(adapter.dispatch('version_valid_to', 'cdc_dbt')(
+        next_position, next_starts_at, truncate_position, truncate_ts, starts_at
+    )) }}
+{% endmacro %}
+
+{% macro default__version_valid_to(next_position, next_starts_at, truncate_position, truncate_ts, starts_at) %}
     case
         -- A truncate's time, kept between the version's start and the next version's: a
         -- version never ends before it starts nor after its successor starts.

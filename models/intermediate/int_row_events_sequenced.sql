@@ -9,10 +9,10 @@
       names: a fold over the key's events in source order (cdc_resolve_rows,
       udfs/row_images.py), run only for the keys that need it.
 
-    Incremental (merge-on-read, macros/incremental/incremental_state.sql): a build recomputes the
-    keys with changes parsed since the newest generation, from all their events, and writes them
-    as a new generation; readers take each key's newest generation. When new tombstones are
-    deletes, every key is recomputed: a tombstone finds its key only through the change before it.
+    Incremental (merge-on-read, macros/incremental/): a build recomputes the keys with changes
+    parsed since the newest generation, from all their events, and writes them as a new
+    generation; readers take each key's newest generation. New tombstones can need every key
+    recomputed instead (tombstone policy, macros/policies/tombstone_policy.sql).
 #}
 
 {{
@@ -24,14 +24,8 @@
 }}
 
 {%- set generation_built_on = cdc_generation_to_build_on() %}
-{%- if generation_built_on is not none and var('treat_tombstones_as_deletes', false) %}
-    {%- set new_tombstones = run_query(
-        'select count(*) from ' ~ ref('int_records_parsed') ~ " where ignore_class = 'tombstone'"
-        ~ ' and parsed_at > timestamp_micros(' ~ generation_built_on ~ ')'
-    ).columns[0].values()[0] %}
-    {%- if new_tombstones > 0 %}
-        {%- set generation_built_on = none %}
-    {%- endif %}
+{%- if tombstones_recompute_every_key(ref('int_records_parsed'), generation_built_on) %}
+    {%- set generation_built_on = none %}
 {%- endif %}
 {%- set recomputes_keys_only = generation_built_on is not none %}
 
@@ -46,18 +40,7 @@ parsed_records as (
 row_changes as (
 
     select
-        source_db,
-        source_table,
-        row_key,
-        op,
-        after,
-        unavailable_columns,
-        patch,
-        source_ts,
-        source_position,
-        topic,
-        `partition`,
-        `offset`
+        {{ cdc_row_change_columns() }}
     from parsed_records
     where outcome = 'change' and op in ('c', 'r', 'u', 'd')
 
@@ -81,7 +64,7 @@ keys_to_recompute as (
     where
         outcome = 'change'
         and op in ('c', 'r', 'u', 'd')
-        and parsed_at > timestamp_micros({{ generation_built_on }})
+        and {{ cdc_parsed_since(generation_built_on) }}
 
 ),
 {% endif %}
@@ -96,15 +79,9 @@ all_row_events as (
 
 row_events as (
 
-    select all_row_events.*
-    from all_row_events
-    {% if recomputes_keys_only %}
-        left semi join keys_to_recompute
-            on
-                all_row_events.source_db <=> keys_to_recompute.source_db
-                and all_row_events.source_table = keys_to_recompute.source_table
-                and all_row_events.row_key = keys_to_recompute.row_key
-    {% endif %}
+    {{ cdc_events_of_keys_to_recompute(
+        'all_row_events', 'keys_to_recompute' if recomputes_keys_only else none
+    ) }}
 
 ),
 
@@ -192,18 +169,7 @@ key_events_exploded as (
 resolved_events as (
 
     select
-        source_db,
-        source_table,
-        row_key,
-        event.op,
-        event.after,
-        event.unavailable_columns,
-        event.patch,
-        event.source_ts,
-        event.source_position,
-        event.topic,
-        event.`partition`,
-        event.`offset`,
+        {{ cdc_row_change_columns(event_struct='event') }},
         resolved_rows[event_index] as row
     from key_events_exploded
 

@@ -5,7 +5,7 @@
 
     Incremental (merge-on-read, like int_row_events_sequenced): a build recomputes the keys whose
     events have a newer generation than this table's newest, and every key of a table with a
-    truncate parsed since, and writes their versions as a new generation.
+    truncate parsed since (truncate policy), and writes their versions as a new generation.
 #}
 
 {{
@@ -34,23 +34,10 @@ parsed_records as (
 ),
 
 {% if recomputes_keys_only %}
-tables_truncated as (
-
-    select distinct
-        source_db,
-        source_table
-    from parsed_records
-    where
-        outcome = 'change'
-        and op = 't'
-        and parsed_at > timestamp_micros({{ generation_built_on }})
-
-),
-
 keys_to_recompute as (
 
     -- Keys whose events were recomputed since the generation this build adds to, and every key
-    -- of a table truncated since.
+    -- of a table truncated since (truncate policy).
     select
         source_db,
         source_table,
@@ -58,27 +45,13 @@ keys_to_recompute as (
     from sequenced_events
     where generation > {{ generation_built_on }}
     union
-    select
-        sequenced_events.source_db,
-        sequenced_events.source_table,
-        sequenced_events.row_key
-    from sequenced_events
-    inner join tables_truncated
-        on
-            sequenced_events.source_db <=> tables_truncated.source_db
-            and sequenced_events.source_table = tables_truncated.source_table
+    {{ keys_of_tables_truncated_since('sequenced_events', 'parsed_records', generation_built_on) }}
 
 ),
 
 events_of_keys_to_recompute as (
 
-    select sequenced_events.*
-    from sequenced_events
-    left semi join keys_to_recompute
-        on
-            sequenced_events.source_db <=> keys_to_recompute.source_db
-            and sequenced_events.source_table = keys_to_recompute.source_table
-            and sequenced_events.row_key = keys_to_recompute.row_key
+    {{ cdc_events_of_keys_to_recompute('sequenced_events', 'keys_to_recompute') }}
 
 ),
 {% endif %}

@@ -11,19 +11,11 @@
     ended_by_column='ended_by'
 ) %}
 
-{%- set column_arguments = {
+{%- do cdc_check_name_arguments('scd2_current_iff_open', {
     'is_current_column': is_current_column,
     'valid_to_column': valid_to_column,
     'ended_by_column': ended_by_column,
-} -%}
-{%- for argument_name, argument in column_arguments.items() -%}
-    {%- if argument is not string or (argument | trim) == '' -%}
-        {{ exceptions.raise_compiler_error(
-            "scd2_current_iff_open: `" ~ argument_name ~ "` must be a column name, got "
-            ~ tojson(argument)
-        ) }}
-    {%- endif -%}
-{%- endfor -%}
+}) -%}
 
 {%- set is_current = cdc_quote_identifier(is_current_column) -%}
 {%- set valid_to = cdc_quote_identifier(valid_to_column) -%}

@@ -13,20 +13,12 @@
     ended_by_column='ended_by'
 ) %}
 
-{%- set column_arguments = {
+{%- do cdc_check_name_arguments('scd2_one_current_version_per_live_key', {
     'version_column': version_column,
     'is_current_column': is_current_column,
     'valid_to_column': valid_to_column,
     'ended_by_column': ended_by_column,
-} -%}
-{%- for argument_name, argument in column_arguments.items() -%}
-    {%- if argument is not string or (argument | trim) == '' -%}
-        {{ exceptions.raise_compiler_error(
-            "scd2_one_current_version_per_live_key: `" ~ argument_name ~ "` must be a column name, "
-            ~ "got " ~ tojson(argument)
-        ) }}
-    {%- endif -%}
-{%- endfor -%}
+}) -%}
 
 {%- set key_list = cdc_quoted_column_list('scd2_one_current_version_per_live_key', 'key_columns', key_columns) -%}
 

@@ -8,12 +8,7 @@
     version_column='version'
 ) %}
 
-{%- if version_column is not string or (version_column | trim) == '' -%}
-    {{ exceptions.raise_compiler_error(
-        "scd2_versions_are_consecutive: `version_column` must be a column name, got "
-        ~ tojson(version_column)
-    ) }}
-{%- endif -%}
+{%- do cdc_check_name_arguments('scd2_versions_are_consecutive', {'version_column': version_column}) -%}
 
 {%- set key_list = cdc_quoted_column_list('scd2_versions_are_consecutive', 'key_columns', key_columns) -%}
 {%- set version = cdc_quote_identifier(version_column) -%}

@@ -19,21 +19,13 @@
     replaced_marker='u'
 ) %}
 
-{%- set column_arguments = {
+{%- do cdc_check_name_arguments('scd2_versions_do_not_overlap', {
     'version_column': version_column,
     'valid_from_column': valid_from_column,
     'valid_to_column': valid_to_column,
     'ended_by_column': ended_by_column,
     'replaced_marker': replaced_marker,
-} -%}
-{%- for argument_name, argument in column_arguments.items() -%}
-    {%- if argument is not string or (argument | trim) == '' -%}
-        {{ exceptions.raise_compiler_error(
-            "scd2_versions_do_not_overlap: `" ~ argument_name ~ "` must be a non-empty string (a column name, or the marker value), got "
-            ~ tojson(argument)
-        ) }}
-    {%- endif -%}
-{%- endfor -%}
+}, expected='a non-empty string (a column name, or the marker value)') -%}
 
 {%- set key_list = cdc_quoted_column_list('scd2_versions_do_not_overlap', 'key_columns', key_columns) -%}
 
