@@ -122,10 +122,6 @@ def serve(settings: Settings, address: ServerAddress) -> int:
             # One session for every client: the UDFs registered here, and the temporary views
             # and settings a client makes, are seen by every connection.
             "spark.sql.hive.thriftServer.singleSession": "true",
-            # Each statement answers when it has finished: run in the background, it answers at
-            # once, and dbt-spark then sleeps a whole poll interval (1 s or more) before asking
-            # again, for statements that mostly take a fraction of that.
-            "spark.sql.hive.thriftServer.async": "false",
             "spark.hadoop.hive.server2.thrift.bind.host": address.host,
             "spark.hadoop.hive.server2.thrift.port": str(address.port),
         },
