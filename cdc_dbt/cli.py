@@ -25,7 +25,6 @@ environment (each optional):
 
 import contextlib
 import os
-import shutil
 import signal
 import socket
 import sys
@@ -165,10 +164,10 @@ def debug_without_spark(settings: Settings, args: list[str]) -> int:
     from dbt.cli.main import dbtRunner
     from dbt.contracts.graph.manifest import Manifest
 
+    from cdc_dbt.session import find_java
     from cdc_dbt.warehouse_lock import warehouse_holder
 
-    java_home_java = Path(os.environ.get("JAVA_HOME", "/nonexistent")) / "bin" / "java"
-    java_path = str(java_home_java) if java_home_java.exists() else shutil.which("java")
+    java_path = find_java()
     java = subprocess.run([java_path, "-version"], capture_output=True, text=True) if java_path else None
     java_line = java.stderr.splitlines()[0] if java and java.stderr else "not found: Spark needs Java 17 or newer"
     print(f"cdc-dbt Java:           {java_line}")

@@ -31,11 +31,16 @@ class JavaMissingError(RuntimeError):
     """Spark needs a Java runtime; raised before trying to start one."""
 
 
-def require_java() -> None:
+def find_java() -> str | None:
+    """The `java` Spark will run: JAVA_HOME's, else the PATH's; None when there is none."""
     java_home = os.environ.get("JAVA_HOME")
     if java_home and (Path(java_home) / "bin" / "java").exists():
-        return
-    if shutil.which("java") is None:
+        return str(Path(java_home) / "bin" / "java")
+    return shutil.which("java")
+
+
+def require_java() -> None:
+    if find_java() is None:
         raise JavaMissingError(
             "Java 17 or newer is needed and none was found: install it"
             " (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
