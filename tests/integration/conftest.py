@@ -241,6 +241,15 @@ def dbt_project(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -
 DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
 
 
+def copy_of_project(folder: Path) -> Path:
+    """A copy of the project's dbt files in `folder` (a user's checkout), to change and build."""
+    for subfolder in ("models", "macros", "tests/generic", "tests/singular", "tests/fixtures"):
+        shutil.copytree(PACKAGE_PROJECT_DIR / subfolder, folder / subfolder)
+    for file in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy(PACKAGE_PROJECT_DIR / file, folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def demo_build(dbt_project: DbtProject) -> Build:
     """The bundled demo, built once for every test that reads it, with dbt's unit tests too (they

@@ -14,7 +14,8 @@ from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 from udfs.reasons import QUARANTINE_REASONS
 
 PROJECT = "cdc_dbt"
-CONTRACT_TABLES = {"cdc_changes", "cdc_current", "cdc_history", "cdc_quarantine"}
+CORE_TABLES = {"cdc_changes", "cdc_current", "cdc_history", "cdc_quarantine", "cdc_transactions"}
+"""The tables consumers and other dbt projects build on, by name."""
 WAIVERS = yaml.safe_load((PACKAGE_PROJECT_DIR / "tests" / "structure_waivers.yml").read_text())
 
 
@@ -112,7 +113,17 @@ def test_model_names_follow_their_layer(manifest: Any) -> None:
             wrong.append(model.name)
     assert wrong == []
     marts = {model.name for model in own_nodes(manifest, "model") if layer(model) == "marts"}
-    assert marts >= CONTRACT_TABLES
+    assert marts >= CORE_TABLES
+
+
+def test_the_core_tables_are_public_with_enforced_contracts_typing_every_column(manifest: Any) -> None:
+    core = [model for model in own_nodes(manifest, "model") if model.name in CORE_TABLES]
+    assert {model.name for model in core} == CORE_TABLES
+    for model in core:
+        assert model.access.value == "public", model.name
+        assert model.config.contract.enforced, model.name
+        untyped = [name for name, column in model.columns.items() if not column.data_type]
+        assert model.columns and untyped == [], (model.name, untyped)
 
 
 def test_quarantine_reasons_in_yaml_are_the_python_ones(manifest: Any) -> None:

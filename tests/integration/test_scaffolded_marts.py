@@ -4,7 +4,6 @@ a copy of the project, then built over the demo's core tables with the enforced 
 data tests the scaffold wrote, and holding every live row of its table, typed."""
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,8 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR
-from tests.integration.conftest import DEMO_LANDING, Build, DbtProject
+from tests.integration.conftest import DEMO_LANDING, Build, DbtProject, copy_of_project
 
 TABLES = {"inventory.customers": "customers", "HR.EMPLOYEES": "employees", "shop.reviews": "reviews"}
 FOLDER = "scaffolded"
@@ -35,11 +33,7 @@ def scaffold(project: Path, source_table: str, name: str) -> None:
 @pytest.fixture(scope="module")
 def project_with_scaffolded_marts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A copy of the project's dbt files (a user's checkout), with one scaffolded mart per table."""
-    project = tmp_path_factory.mktemp("project")
-    for folder in ("models", "macros", "tests/generic", "tests/singular", "tests/fixtures"):
-        shutil.copytree(PACKAGE_PROJECT_DIR / folder, project / folder)
-    for file in ("dbt_project.yml", "profiles.yml"):
-        shutil.copy(PACKAGE_PROJECT_DIR / file, project)
+    project = copy_of_project(tmp_path_factory.mktemp("project"))
     for source_table, table in TABLES.items():
         scaffold(project, source_table, f"scaffolded_{table}")
     return project
