@@ -36,7 +36,7 @@ from typing import Any, NoReturn
 
 from cdc_dbt.json_lines import write_json_lines
 from cdc_dbt.serve import ServerAddress, run_sql_on_server, running_server, serve_command
-from cdc_dbt.settings import Settings, load_settings
+from cdc_dbt.settings import INSTALLED_PROJECT_DIR, Settings, load_settings
 from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
 
 USAGE = __doc__ or ""
@@ -268,6 +268,10 @@ def run_dbt(
     # settings.schema's default, on every target (the warm server's thrift one included).
     os.environ["CDC_LANDING_DIR"] = str(settings.landing_dir)
     os.environ["CDC_WAREHOUSE_DIR"] = str(settings.warehouse_dir)
+    if settings.project_dir == INSTALLED_PROJECT_DIR:
+        # dbt writes beside its project by default: here that is among the installed packages.
+        os.environ.setdefault("DBT_TARGET_PATH", str(Path.cwd() / "target"))
+        os.environ.setdefault("DBT_LOG_PATH", str(Path.cwd() / "logs"))
     result = dbtRunner(callbacks=list(callbacks)).invoke([*args, *_default_dirs(args, settings)])
     return 0 if result.success else 1
 
@@ -308,7 +312,7 @@ def _default_dirs(args: list[str], settings: Settings) -> list[str]:
     if "--project-dir" not in args:
         extra += ["--project-dir", str(settings.project_dir)]
     if "--profiles-dir" not in args:
-        extra += ["--profiles-dir", str(settings.project_dir)]
+        extra += ["--profiles-dir", str(settings.profiles_dir)]
     return extra
 
 

@@ -442,7 +442,7 @@ def models_yaml(mart: Mart, command: str) -> str:
         f"# Typed marts of {one_line(_label(mart, jinja=False))}, written by\n"
         f"#   {one_line(command)}\n"
         "# from what had landed. Review each data_type (and name), then run `cdc-dbt build`.\n"
-        "# cdc_typed_current() and cdc_typed_history() read this declaration; `meta.cdc_field` is\n"
+        "# cdc_dbt.cdc_typed_current() and cdc_dbt.cdc_typed_history() read this declaration; `meta.cdc_field` is\n"
         "# the field of the row JSON a column reads.\n"
     )
     document = {"version": 2, "models": [_current_model(mart), _history_model(mart)]}
@@ -488,13 +488,15 @@ def _model_config(mart: Mart) -> dict[str, Any]:
     }
 
 
-FIELDS_LANDED_TEST = {"typed_mart_fields_landed": {"config": {"severity": "warn"}}}
+FIELDS_LANDED_TEST = {"cdc_dbt.typed_mart_fields_landed": {"config": {"severity": "warn"}}}
 """A declared field no landed row has (a typo after review) is said, not a column of nulls; a
-warning, as a table may not have landed yet. On the _current mart: the fields are the same."""
+warning, as a table may not have landed yet. On the _current mart: the fields are the same.
+The project's generic tests are named with its package name: a user's own dbt project that
+installs cdc-dbt as a package finds them only so (and this project too)."""
 
 
 def _grain_test(columns: list[str]) -> dict[str, Any]:
-    return {"unique_combination_of_columns": {"arguments": {"combination_of_columns": columns}}}
+    return {"cdc_dbt.unique_combination_of_columns": {"arguments": {"combination_of_columns": columns}}}
 
 
 def _accepted_values(values: list[str]) -> dict[str, Any]:
@@ -606,8 +608,8 @@ def _history_model(mart: Mart) -> dict[str, Any]:
     }
 
 
-CURRENT_SQL = "{{ cdc_typed_current() }}\n"
-HISTORY_SQL = "{{ cdc_typed_history() }}\n"
+CURRENT_SQL = "{{ cdc_dbt.cdc_typed_current() }}\n"
+HISTORY_SQL = "{{ cdc_dbt.cdc_typed_history() }}\n"
 
 
 def mart_files(mart: Mart, folder: Path, command: str) -> dict[Path, str]:

@@ -4,7 +4,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGE_PROJECT_DIR = Path(__file__).resolve().parent.parent
+_CHECKOUT = Path(__file__).resolve().parent.parent
+INSTALLED_PROJECT_DIR = Path(__file__).resolve().parent / "dbt_project"
+"""The copy of the dbt project a wheel carries (setup.py); an editable install has none."""
+PACKAGE_PROJECT_DIR = _CHECKOUT if (_CHECKOUT / "dbt_project.yml").is_file() else INSTALLED_PROJECT_DIR
+"""cdc-dbt's own dbt project: this checkout, or the copy an installed wheel carries."""
 DEFAULT_SCHEMA = "cdc"
 
 
@@ -23,12 +27,22 @@ class Settings:
     the same variable with the same default, so the models' schema is this one."""
 
     @property
+    def profiles_dir(self) -> Path:
+        return profiles_dir_of(self.project_dir)
+
+    @property
     def tables_dir(self) -> Path:
         return self.warehouse_dir / "tables"
 
     @property
     def metastore_dir(self) -> Path:
         return self.warehouse_dir / "metastore_db"
+
+
+def profiles_dir_of(project_dir: Path) -> Path:
+    """The project's own profiles.yml if it has one; else cdc-dbt's, whose `cdc_dbt` profile a
+    user's dbt project names (`profile: cdc_dbt`) to run in the session cdc-dbt builds."""
+    return project_dir if (project_dir / "profiles.yml").is_file() else PACKAGE_PROJECT_DIR
 
 
 def find_project_dir(start: Path) -> Path:
@@ -41,11 +55,14 @@ def find_project_dir(start: Path) -> Path:
 
 def load_settings(environ: dict[str, str] | None = None, cwd: Path | None = None) -> Settings:
     environ = dict(os.environ) if environ is None else environ
-    project_dir = find_project_dir((cwd or Path.cwd()).resolve())
+    cwd = (cwd or Path.cwd()).resolve()
+    project_dir = find_project_dir(cwd)
+    # A wheel's own project sits among the installed packages: no place for a warehouse.
+    warehouse_parent = cwd if project_dir == INSTALLED_PROJECT_DIR else project_dir
     return Settings(
         project_dir=project_dir,
         landing_dir=_path(environ.get("CDC_LANDING_DIR"), project_dir / "demo" / "landing"),
-        warehouse_dir=_path(environ.get("CDC_WAREHOUSE_DIR"), project_dir / ".warehouse"),
+        warehouse_dir=_path(environ.get("CDC_WAREHOUSE_DIR"), warehouse_parent / ".warehouse"),
         master_url=environ.get("SPARK_MASTER_URL") or None,
         # As profiles.yml's env_var('CDC_SCHEMA', 'cdc') reads it: set, even to "", it is used.
         schema=environ.get("CDC_SCHEMA", DEFAULT_SCHEMA),

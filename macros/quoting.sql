@@ -29,7 +29,7 @@
                 ~ tojson(column)
             ) }}
         {%- endif -%}
-        {%- do quoted.append(cdc_quote_identifier(column)) -%}
+        {%- do quoted.append(cdc_dbt.cdc_quote_identifier(column)) -%}
     {%- endfor -%}
     {{ return(quoted | join(', ')) }}
 {% endmacro %}

@@ -10,13 +10,13 @@ source "$(dirname "$0")/_bootstrap.sh"
 if [ "${1:-}" = "--fast" ]; then
     shift
     echo "== ruff" >&2
-    ruff check udfs cdc_dbt tests bench
+    ruff check udfs cdc_dbt tests bench setup.py
     echo "== pytest (fast: not slow)" >&2
     exec python -m pytest -m "not slow" "$@"
 fi
 echo "== ruff" >&2
-ruff check udfs cdc_dbt tests bench
-ruff format --check udfs cdc_dbt tests bench
+ruff check udfs cdc_dbt tests bench setup.py
+ruff format --check udfs cdc_dbt tests bench setup.py
 echo "== mypy" >&2
 mypy
 echo "== sqlfluff" >&2

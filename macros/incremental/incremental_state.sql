@@ -15,11 +15,11 @@
     a literal list, so that Spark can skip those files when it lists the folder.
 #}
 {% macro cdc_files_already_read() %}
-    {%- if not cdc_reads_this() %}
+    {%- if not cdc_dbt.cdc_reads_this() %}
         {{- return([]) -}}
     {%- endif %}
     {%- set files = run_query(
-        'select distinct ' ~ _cdc_landed_file_identity() ~ ' as file_identity from ' ~ this
+        'select distinct ' ~ cdc_dbt._cdc_landed_file_identity() ~ ' as file_identity from ' ~ this
     ) %}
     {{- return(files.columns[0].values() | list) -}}
 {% endmacro %}
@@ -30,9 +30,9 @@
     {%- endif %}
     {%- set literals = [] %}
     {%- for file in files_already_read %}
-        {%- do literals.append(cdc_string_literal(file)) %}
+        {%- do literals.append(cdc_dbt.cdc_string_literal(file)) %}
     {%- endfor %}
-    {{- return(_cdc_landed_file_identity() ~ ' not in (' ~ literals | join(', ') ~ ')') -}}
+    {{- return(cdc_dbt._cdc_landed_file_identity() ~ ' not in (' ~ literals | join(', ') ~ ')') -}}
 {% endmacro %}
 
 {% macro _cdc_landed_file_identity() %}
@@ -48,7 +48,7 @@
     of older builds.
 #}
 {% macro cdc_is_newer_than_this(column) %}
-    {%- if not cdc_reads_this() %}
+    {%- if not cdc_dbt.cdc_reads_this() %}
         {{- return('true') -}}
     {%- endif %}
     {%- set newest = run_query(
@@ -77,10 +77,10 @@
     newer generations reach `compaction_threshold` times those of the oldest).
 #}
 {% macro cdc_generation_to_build_on() %}
-    {%- if not cdc_reads_this() %}
+    {%- if not cdc_dbt.cdc_reads_this() %}
         {{- return(none) -}}
     {%- endif %}
-    {%- set sizes = _cdc_generation_sizes() %}
+    {%- set sizes = cdc_dbt._cdc_generation_sizes() %}
     {%- if not sizes %}
         {{- return(none) -}}
     {%- endif %}
@@ -126,8 +126,8 @@
     {%- if not execute %}
         {{- return('') -}}
     {%- endif %}
-    {%- set generation = cdc_build_generation() %}
-    {%- set sizes = _cdc_generation_sizes() %}
+    {%- set generation = cdc_dbt.cdc_build_generation() %}
+    {%- set sizes = cdc_dbt._cdc_generation_sizes() %}
     {#- This build's generation is the newest, unless it wrote nothing. #}
     {%- if not sizes or sizes[-1][0] != generation %}
         {{- return('') -}}

@@ -37,7 +37,7 @@
         {{- return(false) -}}
     {%- endif %}
     {%- set count = run_query(
-        'select count(*) from ' ~ relation ~ ' where ' ~ condition ~ ' and ' ~ cdc_parsed_since(generation)
+        'select count(*) from ' ~ relation ~ ' where ' ~ condition ~ ' and ' ~ cdc_dbt.cdc_parsed_since(generation)
     ).columns[0].values()[0] %}
     {{- return(count > 0) -}}
 {% endmacro %}

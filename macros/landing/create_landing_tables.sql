@@ -15,14 +15,14 @@
 
 {% macro default__create_landing_tables() %}
     {% if execute %}
-        {%- set schema = cdc_quote_identifier(var('landing_schema')) -%}
-        {%- set location = cdc_string_literal(env_var('CDC_LANDING_DIR')) -%}
+        {%- set schema = cdc_dbt.cdc_quote_identifier(var('landing_schema')) -%}
+        {%- set location = cdc_dbt.cdc_string_literal(env_var('CDC_LANDING_DIR')) -%}
         {% do run_query('create schema if not exists ' ~ schema) %}
         {% do run_query('drop table if exists ' ~ schema ~ '.`kcat_json_lines`') %}
         {% do run_query(
             'create table ' ~ schema ~ '.`kcat_json_lines` (value string) using text'
             ~ " options (recursiveFileLookup 'true', pathGlobFilter "
-            ~ cdc_string_literal(var('kcat_file_glob', '*.{json,jsonl,ndjson,txt,json.gz,jsonl.gz,ndjson.gz}')) ~ ")"
+            ~ cdc_dbt.cdc_string_literal(var('kcat_file_glob', '*.{json,jsonl,ndjson,txt,json.gz,jsonl.gz,ndjson.gz}')) ~ ")"
             ~ ' location ' ~ location
         ) %}
         {% do run_query('drop table if exists ' ~ schema ~ '.`kafka_parquet_records`') %}

@@ -12,14 +12,14 @@
     A typed mart declared once, in its YAML: `config.meta` names the source table
     (`cdc_source_table`) and its connector (`cdc_connector`), and each column that reads the row
     JSON has `data_type` and `meta.cdc_field` (the field it reads). The mart's SQL is one call:
-    `{{ cdc_typed_current() }}` or `{{ cdc_typed_history() }}`. `cdc-dbt scaffold` writes both.
+    `{{ cdc_dbt.cdc_typed_current() }}` or `{{ cdc_dbt.cdc_typed_history() }}`. `cdc-dbt scaffold` writes both.
 #}
 {% macro cdc_typed_current() %}
-    {{ return(typed_current(*_declared_typed_mart())) }}
+    {{ return(cdc_dbt.typed_current(*cdc_dbt._declared_typed_mart())) }}
 {% endmacro %}
 
 {% macro cdc_typed_history() %}
-    {{ return(typed_history(*_declared_typed_mart())) }}
+    {{ return(cdc_dbt.typed_history(*cdc_dbt._declared_typed_mart())) }}
 {% endmacro %}
 
 {% macro _declared_typed_mart() %}
@@ -28,7 +28,7 @@
         {{- return(['', '', []]) -}}
     {%- endif %}
     {%- set meta = config.get('meta') or {} %}
-    {%- set columns = _declared_row_columns(model.columns, model.name) %}
+    {%- set columns = cdc_dbt._declared_row_columns(model.columns, model.name) %}
     {%- if not meta.get('cdc_source_table') or 'cdc_connector' not in meta or not columns %}
         {{- exceptions.raise_compiler_error(
             'typed mart ' ~ model.name ~ ': its YAML must set config.meta.cdc_source_table,'
@@ -63,7 +63,7 @@ current_rows as (
 
     select current_rows.*
     from {{ ref('cdc_current') }} as current_rows
-    {{ _of_connector('current_rows', source_table, connector) }}
+    {{ cdc_dbt._of_connector('current_rows', source_table, connector) }}
 
 ),
 
@@ -74,7 +74,7 @@ parsed as (
         row_key,
         op,
         source_ts,
-        from_json(row, {{ cdc_string_literal(_row_struct_type(columns)) }}) as row_values
+        from_json(row, {{ cdc_dbt.cdc_string_literal(cdc_dbt._row_struct_type(columns)) }}) as row_values
     from current_rows
 
 ),
@@ -84,7 +84,7 @@ final as (
     select
         source_db,
         row_key,
-        {{ _typed_row_columns('row_values', columns) }},
+        {{ cdc_dbt._typed_row_columns('row_values', columns) }},
         op as last_op,
         source_ts as last_changed_ts
     from parsed
@@ -101,7 +101,7 @@ history_rows as (
 
     select history_rows.*
     from {{ ref('cdc_history') }} as history_rows
-    {{ _of_connector('history_rows', source_table, connector) }}
+    {{ cdc_dbt._of_connector('history_rows', source_table, connector) }}
 
 ),
 
@@ -115,7 +115,7 @@ parsed as (
         valid_to,
         is_current,
         ended_by,
-        from_json(row, {{ cdc_string_literal(_row_struct_type(columns)) }}) as row_values
+        from_json(row, {{ cdc_dbt.cdc_string_literal(cdc_dbt._row_struct_type(columns)) }}) as row_values
     from history_rows
 
 ),
@@ -126,7 +126,7 @@ final as (
         source_db,
         row_key,
         version,
-        {{ _typed_row_columns('row_values', columns) }},
+        {{ cdc_dbt._typed_row_columns('row_values', columns) }},
         valid_from,
         valid_to,
         is_current,
@@ -145,24 +145,24 @@ select * from final
         on
             {{ rows }}.source_db <=> source_tables.source_db
             and {{ rows }}.source_table = source_tables.source_table
-            and source_tables.connector <=> {{ 'null' if connector is none else cdc_string_literal(connector) }}
-    where {{ rows }}.source_table = {{ cdc_string_literal(source_table) }}
+            and source_tables.connector <=> {{ 'null' if connector is none else cdc_dbt.cdc_string_literal(connector) }}
+    where {{ rows }}.source_table = {{ cdc_dbt.cdc_string_literal(source_table) }}
 {% endmacro %}
 
 {% macro _row_struct_type(columns) %}
     {%- set fields = [] -%}
     {%- for column in columns -%}
-        {%- set read_as = column.data_type if _is_nested_type(column.data_type) else 'string' -%}
-        {%- do fields.append(cdc_quote_identifier(column.source) ~ ': ' ~ read_as) -%}
+        {%- set read_as = column.data_type if cdc_dbt._is_nested_type(column.data_type) else 'string' -%}
+        {%- do fields.append(cdc_dbt.cdc_quote_identifier(column.source) ~ ': ' ~ read_as) -%}
     {%- endfor -%}
     {{ return('struct<' ~ fields | join(', ') ~ '>') }}
 {% endmacro %}
 
 {% macro _typed_row_columns(struct_column, columns) %}
     {%- for column in columns -%}
-        {%- set field = struct_column ~ '.' ~ cdc_quote_identifier(column.source) %}
-        {{ field if _is_nested_type(column.data_type) else 'try_cast(' ~ field ~ ' as ' ~ column.data_type ~ ')' }}
-        as {{ cdc_quote_identifier(column.name) }}{{ ',' if not loop.last }}
+        {%- set field = struct_column ~ '.' ~ cdc_dbt.cdc_quote_identifier(column.source) %}
+        {{ field if cdc_dbt._is_nested_type(column.data_type) else 'try_cast(' ~ field ~ ' as ' ~ column.data_type ~ ')' }}
+        as {{ cdc_dbt.cdc_quote_identifier(column.name) }}{{ ',' if not loop.last }}
     {% endfor -%}
 {% endmacro %}
 

@@ -50,5 +50,5 @@
         parsed.transaction_collection_counts,
         parsed.qlik_schema_id,
         loaded_at,
-        {{ cdc_build_started_at() }} as parsed_at
+        {{ cdc_dbt.cdc_build_started_at() }} as parsed_at
 {%- endmacro %}

@@ -12,7 +12,7 @@
 
 {% macro default__version_ended_by(next_op, next_position, truncate_position) %}
     case
-        when {{ _truncate_comes_first(next_position, truncate_position) }} then 't'
+        when {{ cdc_dbt._truncate_comes_first(next_position, truncate_position) }} then 't'
         when {{ next_op }} = 'd' then 'd'
         when {{ next_op }} is not null then 'u'
     end
@@ -28,7 +28,7 @@
     case
         -- A truncate's time, kept between the version's start and the next version's: a
         -- version never ends before it starts nor after its successor starts.
-        when {{ _truncate_comes_first(next_position, truncate_position) }}
+        when {{ cdc_dbt._truncate_comes_first(next_position, truncate_position) }}
             then greatest({{ starts_at }}, least({{ truncate_ts }}, {{ next_starts_at }}))
         else {{ next_starts_at }}
     end

@@ -57,7 +57,7 @@
     {%- else %}
     -- No row, in the columns of the row changes.
     select
-        {{ cdc_row_change_columns() }}
+        {{ cdc_dbt.cdc_row_change_columns() }}
     from {{ row_changes }}
     where false
     {%- endif %}
@@ -71,5 +71,5 @@
     {%- if generation_built_on is none or not var('treat_tombstones_as_deletes', false) %}
         {{- return(false) -}}
     {%- endif %}
-    {{- return(cdc_any_parsed_since(parsed_records, "ignore_class = 'tombstone'", generation_built_on)) -}}
+    {{- return(cdc_dbt.cdc_any_parsed_since(parsed_records, "ignore_class = 'tombstone'", generation_built_on)) -}}
 {% endmacro %}

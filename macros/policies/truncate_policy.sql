@@ -45,7 +45,7 @@
         where
             outcome = 'change'
             and op = 't'
-            and {{ cdc_parsed_since(generation_built_on) }}
+            and {{ cdc_dbt.cdc_parsed_since(generation_built_on) }}
     ) as tables_truncated
         on
             {{ events }}.source_db <=> tables_truncated.source_db

@@ -10,12 +10,12 @@
             | selectattr('status', 'equalto', 'success') | list) %}
         {{- return('') -}}
     {%- endif %}
-    {%- set records_parsed = cdc_model_relation('int_records_parsed') %}
+    {%- set records_parsed = cdc_dbt.cdc_model_relation('int_records_parsed') %}
     {%- set outcomes = run_query(
         'select outcome, coalesce(reason, ignore_class) as reason, count(*) as records,'
         ~ ' count(distinct struct(source_db, source_table)) as tables'
         ~ ' from ' ~ records_parsed
-        ~ ' where parsed_at = ' ~ cdc_build_started_at()
+        ~ ' where parsed_at = ' ~ cdc_dbt.cdc_build_started_at()
         ~ ' group by 1, 2 order by 1, 3 desc, 2'
     ) %}
     {%- set by_outcome = {'change': 0, 'ignored': 0, 'quarantine': 0} %}
@@ -40,7 +40,7 @@
         {#- dbt prints the tag on its own warnings, not on a macro's. #}
         {%- do exceptions.warn(
             '[WARNING]: cdc-dbt: this build quarantined ' ~ by_outcome['quarantine'] ~ ' records (' ~ quarantined | join(', ')
-            ~ '): see ' ~ cdc_model_relation('cdc_quarantine') ~ ' for each one, its reason and its text.'
+            ~ '): see ' ~ cdc_dbt.cdc_model_relation('cdc_quarantine') ~ ' for each one, its reason and its text.'
         ) %}
     {%- endif %}
     {{- return('') -}}

@@ -11,15 +11,15 @@
     ended_by_column='ended_by'
 ) %}
 
-{%- do cdc_check_name_arguments('scd2_current_iff_open', {
+{%- do cdc_dbt.cdc_check_name_arguments('scd2_current_iff_open', {
     'is_current_column': is_current_column,
     'valid_to_column': valid_to_column,
     'ended_by_column': ended_by_column,
 }) -%}
 
-{%- set is_current = cdc_quote_identifier(is_current_column) -%}
-{%- set valid_to = cdc_quote_identifier(valid_to_column) -%}
-{%- set ended_by = cdc_quote_identifier(ended_by_column) -%}
+{%- set is_current = cdc_dbt.cdc_quote_identifier(is_current_column) -%}
+{%- set valid_to = cdc_dbt.cdc_quote_identifier(valid_to_column) -%}
+{%- set ended_by = cdc_dbt.cdc_quote_identifier(ended_by_column) -%}
 
 with
 

@@ -13,14 +13,14 @@
     ended_by_column='ended_by'
 ) %}
 
-{%- do cdc_check_name_arguments('scd2_one_current_version_per_live_key', {
+{%- do cdc_dbt.cdc_check_name_arguments('scd2_one_current_version_per_live_key', {
     'version_column': version_column,
     'is_current_column': is_current_column,
     'valid_to_column': valid_to_column,
     'ended_by_column': ended_by_column,
 }) -%}
 
-{%- set key_list = cdc_quoted_column_list('scd2_one_current_version_per_live_key', 'key_columns', key_columns) -%}
+{%- set key_list = cdc_dbt.cdc_quoted_column_list('scd2_one_current_version_per_live_key', 'key_columns', key_columns) -%}
 
 with
 
@@ -28,11 +28,11 @@ versions as (
 
     select
         {{ key_list }},
-        {{ cdc_quote_identifier(version_column) }} as version_number,
-        {{ cdc_quote_identifier(is_current_column) }} as is_current_version,
+        {{ cdc_dbt.cdc_quote_identifier(version_column) }} as version_number,
+        {{ cdc_dbt.cdc_quote_identifier(is_current_column) }} as is_current_version,
         (
-            {{ cdc_quote_identifier(valid_to_column) }} is null
-            and {{ cdc_quote_identifier(ended_by_column) }} is null
+            {{ cdc_dbt.cdc_quote_identifier(valid_to_column) }} is null
+            and {{ cdc_dbt.cdc_quote_identifier(ended_by_column) }} is null
         ) as is_open_version
     from {{ model }}
 

@@ -8,10 +8,10 @@
     version_column='version'
 ) %}
 
-{%- do cdc_check_name_arguments('scd2_versions_are_consecutive', {'version_column': version_column}) -%}
+{%- do cdc_dbt.cdc_check_name_arguments('scd2_versions_are_consecutive', {'version_column': version_column}) -%}
 
-{%- set key_list = cdc_quoted_column_list('scd2_versions_are_consecutive', 'key_columns', key_columns) -%}
-{%- set version = cdc_quote_identifier(version_column) -%}
+{%- set key_list = cdc_dbt.cdc_quoted_column_list('scd2_versions_are_consecutive', 'key_columns', key_columns) -%}
+{%- set version = cdc_dbt.cdc_quote_identifier(version_column) -%}
 
 with
 

@@ -19,7 +19,7 @@
     replaced_marker='u'
 ) %}
 
-{%- do cdc_check_name_arguments('scd2_versions_do_not_overlap', {
+{%- do cdc_dbt.cdc_check_name_arguments('scd2_versions_do_not_overlap', {
     'version_column': version_column,
     'valid_from_column': valid_from_column,
     'valid_to_column': valid_to_column,
@@ -27,7 +27,7 @@
     'replaced_marker': replaced_marker,
 }, expected='a non-empty string (a column name, or the marker value)') -%}
 
-{%- set key_list = cdc_quoted_column_list('scd2_versions_do_not_overlap', 'key_columns', key_columns) -%}
+{%- set key_list = cdc_dbt.cdc_quoted_column_list('scd2_versions_do_not_overlap', 'key_columns', key_columns) -%}
 
 with
 
@@ -35,16 +35,16 @@ versions as (
 
     select
         {{ key_list }},
-        {{ cdc_quote_identifier(version_column) }} as version_number,
-        {{ cdc_quote_identifier(valid_from_column) }} as version_valid_from,
-        {{ cdc_quote_identifier(valid_to_column) }} as version_valid_to,
-        {{ cdc_quote_identifier(ended_by_column) }} as version_ended_by,
-        lead({{ cdc_quote_identifier(version_column) }}) over key_versions as next_version_number,
-        lead({{ cdc_quote_identifier(valid_from_column) }}) over key_versions as next_valid_from
+        {{ cdc_dbt.cdc_quote_identifier(version_column) }} as version_number,
+        {{ cdc_dbt.cdc_quote_identifier(valid_from_column) }} as version_valid_from,
+        {{ cdc_dbt.cdc_quote_identifier(valid_to_column) }} as version_valid_to,
+        {{ cdc_dbt.cdc_quote_identifier(ended_by_column) }} as version_ended_by,
+        lead({{ cdc_dbt.cdc_quote_identifier(version_column) }}) over key_versions as next_version_number,
+        lead({{ cdc_dbt.cdc_quote_identifier(valid_from_column) }}) over key_versions as next_valid_from
     from {{ model }}
     window key_versions as (
         partition by {{ key_list }}
-        order by {{ cdc_quote_identifier(version_column) }}
+        order by {{ cdc_dbt.cdc_quote_identifier(version_column) }}
     )
 
 ),
@@ -60,9 +60,9 @@ checked as (
                 then 'open although a later version exists'
             when next_version_number is not null and version_valid_to > next_valid_from
                 then 'overlaps the next version'
-            when version_ended_by = {{ cdc_string_literal(replaced_marker) }} and next_version_number is null
+            when version_ended_by = {{ cdc_dbt.cdc_string_literal(replaced_marker) }} and next_version_number is null
                 then 'replaced, but no later version exists'
-            when version_ended_by = {{ cdc_string_literal(replaced_marker) }}
+            when version_ended_by = {{ cdc_dbt.cdc_string_literal(replaced_marker) }}
                 and not (version_valid_to <=> next_valid_from)
                 then 'replaced, but valid_to differs from valid_from of the next version'
         end as violation

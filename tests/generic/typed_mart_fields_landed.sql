@@ -15,14 +15,14 @@
 {%- endif -%}
 {%- set mart = marts[0] if marts else {'name': '', 'columns': {}, 'config': {'meta': {}}} -%}
 {%- set meta = mart.config.meta or {} -%}
-{%- set fields = _declared_row_columns(mart.columns, mart.name) | map(attribute='source') | list -%}
+{%- set fields = cdc_dbt._declared_row_columns(mart.columns, mart.name) | map(attribute='source') | list -%}
 
 with
 
 declared_fields as (
 
     select explode(array(
-        {%- for field in fields %}{{ cdc_string_literal(field) }}{{ ', ' if not loop.last }}{% endfor -%}
+        {%- for field in fields %}{{ cdc_dbt.cdc_string_literal(field) }}{{ ', ' if not loop.last }}{% endfor -%}
     )) as field_name
 
 ),
@@ -31,7 +31,7 @@ landed_fields as (
 
     select distinct schema_drift.column_name as field_name
     from {{ ref('cdc_schema_drift') }} as schema_drift
-    {{ _of_connector('schema_drift', meta.get('cdc_source_table', ''), meta.get('cdc_connector', '')) }}
+    {{ cdc_dbt._of_connector('schema_drift', meta.get('cdc_source_table', ''), meta.get('cdc_connector', '')) }}
 
 )
 

@@ -8,7 +8,7 @@
 {% test unique_combination_of_columns(model, combination_of_columns) %}
 
 
-{%- set column_list = cdc_quoted_column_list(
+{%- set column_list = cdc_dbt.cdc_quoted_column_list(
     'unique_combination_of_columns', 'combination_of_columns', combination_of_columns
 ) -%}
 

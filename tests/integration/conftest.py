@@ -25,7 +25,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 from cdc_dbt.session import SPARK_CONF_DIR, build_session
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings, profiles_dir_of
 
 SMALL_INPUT_SPARK_CONF = {
     # Compiling a query's generated Java (and then JIT-compiling it) costs more than running it
@@ -154,7 +154,7 @@ class DbtProject:
         os.environ["CDC_SCHEMA"] = schema
         return [
             "--project-dir", str(project_dir),
-            "--profiles-dir", str(project_dir),
+            "--profiles-dir", str(profiles_dir_of(project_dir)),
             "--target", "local",
             "--target-path", str(self.target_dir),
             "--vars", json.dumps({"landing_schema": f"{schema}_landing", **variables}),

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from cdc_dbt import cli, session
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, find_project_dir, load_settings
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, find_project_dir, load_settings, profiles_dir_of
 
 
 def test_defaults_live_under_the_project(tmp_path: Path) -> None:
@@ -37,6 +37,15 @@ def test_project_dir_is_found_upwards_else_this_checkout(tmp_path: Path) -> None
     (tmp_path / "a" / "b").mkdir(parents=True)
     assert find_project_dir(tmp_path / "a" / "b") == tmp_path
     assert find_project_dir(Path("/")) == PACKAGE_PROJECT_DIR
+
+
+def test_a_users_project_without_profiles_runs_on_cdc_dbts_profile(tmp_path: Path) -> None:
+    (tmp_path / "dbt_project.yml").write_text("name: shop_analytics\nprofile: cdc_dbt\n")
+    settings = load_settings(environ={}, cwd=tmp_path)
+    assert (settings.project_dir, settings.profiles_dir) == (tmp_path, PACKAGE_PROJECT_DIR)
+    assert settings.warehouse_dir == tmp_path / ".warehouse"
+    (tmp_path / "profiles.yml").write_text("cdc_dbt: {}\n")
+    assert profiles_dir_of(tmp_path) == tmp_path
 
 
 def test_missing_java_is_one_clear_line(

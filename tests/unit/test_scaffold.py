@@ -411,8 +411,8 @@ def types_of(model: dict[str, Any]) -> dict[str, str]:
 
 
 def grain(model: dict[str, Any]) -> list[str]:
-    (test,) = [test for test in model["data_tests"] if "unique_combination_of_columns" in test]
-    columns: list[str] = test["unique_combination_of_columns"]["arguments"]["combination_of_columns"]
+    (test,) = [test for test in model["data_tests"] if "cdc_dbt.unique_combination_of_columns" in test]
+    columns: list[str] = test["cdc_dbt.unique_combination_of_columns"]["arguments"]["combination_of_columns"]
     return columns
 
 
@@ -723,8 +723,8 @@ def test_it_writes_three_files_and_says_so(tmp_path: Path, capsys: pytest.Captur
         "payment_lines_current.sql",
         "payment_lines_history.sql",
     ]
-    assert (folder / "payment_lines_current.sql").read_text() == "{{ cdc_typed_current() }}\n" == CURRENT_SQL
-    assert (folder / "payment_lines_history.sql").read_text() == "{{ cdc_typed_history() }}\n" == HISTORY_SQL
+    assert (folder / "payment_lines_current.sql").read_text() == "{{ cdc_dbt.cdc_typed_current() }}\n" == CURRENT_SQL
+    assert (folder / "payment_lines_history.sql").read_text() == "{{ cdc_dbt.cdc_typed_history() }}\n" == HISTORY_SQL
     lines = capsys.readouterr().out.splitlines()
     assert [Path(line).name for line in lines[:3]] == [
         "payment_lines_current.sql",
@@ -862,8 +862,8 @@ def test_the_demos_customers_as_a_user_scaffolds_them(user_project: Path) -> Non
         str(folder / "_customers__models.yml"),
         f"Review the types in {folder / '_customers__models.yml'}, then run `cdc-dbt build`.",
     ]
-    assert (user_project / folder / "customers_current.sql").read_text() == "{{ cdc_typed_current() }}\n"
-    assert (user_project / folder / "customers_history.sql").read_text() == "{{ cdc_typed_history() }}\n"
+    assert (user_project / folder / "customers_current.sql").read_text() == "{{ cdc_dbt.cdc_typed_current() }}\n"
+    assert (user_project / folder / "customers_history.sql").read_text() == "{{ cdc_dbt.cdc_typed_history() }}\n"
     current, history = yaml.safe_load((user_project / folder / "_customers__models.yml").read_text())["models"]
 
     # Where the demo's example mart knows a type, the scaffold finds the same one.
@@ -1002,5 +1002,5 @@ def test_corpus_paimon_mongodb(tmp_path: Path) -> None:
 
 def test_the_current_mart_warns_of_a_declared_field_that_never_landed(tmp_path: Path) -> None:
     current, history = scaffold_models(tmp_path, "inventory.customers", landing_dir=DEMO_LANDING)
-    assert {"typed_mart_fields_landed": {"config": {"severity": "warn"}}} in current["data_tests"]
-    assert all("typed_mart_fields_landed" not in test for test in history["data_tests"])
+    assert {"cdc_dbt.typed_mart_fields_landed": {"config": {"severity": "warn"}}} in current["data_tests"]
+    assert all("cdc_dbt.typed_mart_fields_landed" not in test for test in history["data_tests"])

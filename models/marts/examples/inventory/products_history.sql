@@ -1,1 +1,1 @@
-{{ cdc_typed_history() }}
+{{ cdc_dbt.cdc_typed_history() }}

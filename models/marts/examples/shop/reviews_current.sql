@@ -1,1 +1,1 @@
-{{ cdc_typed_current() }}
+{{ cdc_dbt.cdc_typed_current() }}
