@@ -31,7 +31,9 @@ WANTED="$(cat "$ROOT/pyproject.toml" | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$WANTED" ]; then
     echo "Installing cdc-dbt and its pinned dependencies (first run: a few minutes) ..." >&2
     "$VENV/bin/python" -m pip install --quiet --upgrade pip >&2
-    "$VENV/bin/python" -m pip install --quiet -e "$ROOT[dev]" >&2
+    # setuptools tells every editable install, in ten lines, to mind folders named like the
+    # package: this checkout is laid out for it, so that notice is left out.
+    PYTHONWARNINGS="ignore:Editable installation" "$VENV/bin/python" -m pip install --quiet -e "$ROOT[dev]" >&2
     echo "$WANTED" >"$STAMP"
 fi
 export PATH="$VENV/bin:$PATH"
