@@ -499,8 +499,24 @@ def _grain_test(columns: list[str]) -> dict[str, Any]:
     return {"cdc_dbt.unique_combination_of_columns": {"arguments": {"combination_of_columns": columns}}}
 
 
+def _not_null() -> dict[str, Any]:
+    """A column's rules: never null. A new dict each time: yaml.dump writes a shared one as an alias."""
+    return {"not_null": True}
+
+
 def _accepted_values(values: list[str]) -> dict[str, Any]:
-    return {"accepted_values": {"arguments": {"values": values}}}
+    """A column's rules: null or one of `values`."""
+    return {"accepted_values": values}
+
+
+def _with_column_rules(model: dict[str, Any]) -> dict[str, Any]:
+    """The model with its columns' `rules` moved into one `cdc_dbt.column_rules` test, first in its
+    data_tests: one query checks every rule of the model. Columns in the order the model lists them."""
+    rules = {column["name"]: column.pop("rules") for column in model["columns"] if "rules" in column}
+    # Named: dbt would otherwise name the test after all its arguments, hundreds of characters.
+    column_rules = {"name": f"column_rules_{model['name']}", "arguments": {"columns": rules}}
+    model["data_tests"] = [{"cdc_dbt.column_rules": column_rules}, *model["data_tests"]]
+    return model
 
 
 def _source_db_column(mart: Mart) -> dict[str, Any]:
@@ -516,7 +532,7 @@ def _row_key_column(model: str) -> dict[str, Any]:
         "name": "row_key",
         "data_type": "string",
         "description": f"Canonical key JSON of the row, as in {model}.",
-        "data_tests": ["not_null"],
+        "rules": _not_null(),
     }
 
 
@@ -534,13 +550,13 @@ def _row_columns(mart: Mart) -> list[dict[str, Any]]:
             "meta": {"cdc_field": jinja_literal(column.source_field)},
         }
         if column.is_key:
-            entry["data_tests"] = ["not_null"]
+            entry["rules"] = _not_null()
         columns.append(entry)
     return columns
 
 
 def _current_model(mart: Mart) -> dict[str, Any]:
-    return {
+    model = {
         "name": f"{mart.model_stem}_current",
         "description": f"Typed current state of {_label(mart)}: one row per live row, from cdc_current.",
         "config": _model_config(mart),
@@ -553,7 +569,7 @@ def _current_model(mart: Mart) -> dict[str, Any]:
                 "name": "last_op",
                 "data_type": "string",
                 "description": "Op of the last event applied (c, r or u).",
-                "data_tests": [_accepted_values(["c", "r", "u"])],
+                "rules": _accepted_values(["c", "r", "u"]),
             },
             {
                 "name": "last_changed_ts",
@@ -562,10 +578,11 @@ def _current_model(mart: Mart) -> dict[str, Any]:
             },
         ],
     }
+    return _with_column_rules(model)
 
 
 def _history_model(mart: Mart) -> dict[str, Any]:
-    return {
+    model = {
         "name": f"{mart.model_stem}_history",
         "description": (
             f"Typed history (SCD type 2) of {_label(mart)}: one row per version of a row, from cdc_history."
@@ -579,7 +596,7 @@ def _history_model(mart: Mart) -> dict[str, Any]:
                 "name": "version",
                 "data_type": "int",
                 "description": "Version number per key, 1, 2, ... in source order.",
-                "data_tests": ["not_null"],
+                "rules": _not_null(),
             },
             *_row_columns(mart),
             {
@@ -596,16 +613,17 @@ def _history_model(mart: Mart) -> dict[str, Any]:
                 "name": "is_current",
                 "data_type": "boolean",
                 "description": "True for the open version of a live row.",
-                "data_tests": ["not_null"],
+                "rules": _not_null(),
             },
             {
                 "name": "ended_by",
                 "data_type": "string",
                 "description": "What ended the version: u (replaced), d (deleted), t (truncated); null while current.",
-                "data_tests": [_accepted_values(["u", "d", "t"])],
+                "rules": _accepted_values(["u", "d", "t"]),
             },
         ],
     }
+    return _with_column_rules(model)
 
 
 CURRENT_SQL = "{{ cdc_dbt.cdc_typed_current() }}\n"

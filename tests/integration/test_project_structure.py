@@ -126,14 +126,31 @@ def test_the_core_tables_are_public_with_enforced_contracts_typing_every_column(
         assert model.columns and untyped == [], (model.name, untyped)
 
 
+def test_column_rules_are_checked_in_one_query_per_model(manifest: Any) -> None:
+    """`not_null` and `accepted_values` rules are declared in each model's `column_rules` test, not
+    as a test per column: a query on a view computes it again, so one per rule cost most of a build."""
+    per_column = [
+        node.name
+        for node in own_nodes(manifest, "test")
+        if getattr(node, "test_metadata", None) and node.test_metadata.name in ("not_null", "accepted_values")
+    ]
+    assert per_column == []
+    rule_tests = [
+        node.attached_node
+        for node in own_nodes(manifest, "test")
+        if getattr(node, "test_metadata", None) and node.test_metadata.name == "column_rules"
+    ]
+    assert sorted(rule_tests) == sorted(set(rule_tests)), "one column_rules test per model"
+    assert len(rule_tests) >= len(CORE_TABLES)
+
+
 def test_quarantine_reasons_in_yaml_are_the_python_ones(manifest: Any) -> None:
     accepted = [
-        node.test_metadata.kwargs["values"]
+        node.test_metadata.kwargs["columns"]["reason"]["accepted_values"]
         for node in own_nodes(manifest, "test")
         if getattr(node, "test_metadata", None)
-        and node.test_metadata.name == "accepted_values"
+        and node.test_metadata.name == "column_rules"
         and node.attached_node == f"model.{PROJECT}.cdc_quarantine"
-        and node.column_name == "reason"
     ]
     assert len(accepted) == 1
     assert sorted(accepted[0]) == sorted(QUARANTINE_REASONS)

@@ -410,6 +410,14 @@ def types_of(model: dict[str, Any]) -> dict[str, str]:
     return {name: column["data_type"] for name, column in columns_of(model).items()}
 
 
+def column_rules(model: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """{column: its rules} of the model's one `cdc_dbt.column_rules` test, which comes first."""
+    (test,) = [test for test in model["data_tests"] if "cdc_dbt.column_rules" in test]
+    assert model["data_tests"][0] is test
+    rules: dict[str, dict[str, Any]] = test["cdc_dbt.column_rules"]["arguments"]["columns"]
+    return rules
+
+
 def grain(model: dict[str, Any]) -> list[str]:
     (test,) = [test for test in model["data_tests"] if "cdc_dbt.unique_combination_of_columns" in test]
     columns: list[str] = test["cdc_dbt.unique_combination_of_columns"]["arguments"]["combination_of_columns"]
@@ -463,10 +471,19 @@ def test_key_columns_get_not_null_and_the_grain_test(tmp_path: Path) -> None:
     assert grain(current) == ["source_db", "id", "line"]
     assert grain(history) == ["source_db", "id", "line", "version"]
     for model in (current, history):
-        tested = {name for name, column in columns_of(model).items() if "not_null" in column.get("data_tests", [])}
+        assert all("data_tests" not in column for column in model["columns"])
+        tested = {name for name, rules in column_rules(model).items() if rules.get("not_null") is True}
         assert {"id", "line", "row_key"} <= tested
         assert {"amount", "first_name", "source_db"}.isdisjoint(tested)
         assert "part of the row key" in columns_of(model)["id"]["description"]
+    key = {"not_null": True}
+    assert list(column_rules(current).items()) == [
+        ("row_key", key), ("id", key), ("line", key), ("last_op", {"accepted_values": ["c", "r", "u"]}),
+    ]  # fmt: skip
+    assert list(column_rules(history).items()) == [
+        ("row_key", key), ("version", key), ("id", key), ("line", key), ("is_current", key),
+        ("ended_by", {"accepted_values": ["u", "d", "t"]}),
+    ]  # fmt: skip
 
 
 def test_a_debezium_table_without_a_schema_by_its_values(tmp_path: Path) -> None:
