@@ -8,7 +8,7 @@ usage:
                                    once; --connection also starts Spark for dbt's connection check
   cdc-dbt serve [--host H --allow-remote]
                                    a warm Spark Thrift (HiveServer2) server on 127.0.0.1:CDC_SERVER_PORT;
-                                   while it runs, sql and dbt commands on its warehouse go through it
+                                   while it runs, sql and dbt commands on its warehouse run in it
   cdc-dbt scaffold <source_table> [--connector C] [--folder F] [--name N] [--force]
                                    write a typed mart for a landed table under models/marts/, with
                                    types from what landed; starts no Spark (scaffold --help)
@@ -29,11 +29,13 @@ import signal
 import socket
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from importlib import metadata
 from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
 
+from cdc_dbt.command_channel import client_environment, run_on_server
 from cdc_dbt.json_lines import write_json_lines
 from cdc_dbt.serve import ServerAddress, run_sql_on_server, running_server, serve_command
 from cdc_dbt.settings import INSTALLED_PROJECT_DIR, Settings, load_settings
@@ -45,6 +47,9 @@ LANDING_READERS = ("build", "run")
 """The dbt commands that read the landing folder: a missing one is a mistake, not an empty build."""
 WAREHOUSE_FREE_COMMANDS = ("ls", "list", "parse", "deps", "clean")
 """dbt commands that never open a connection (`debug` does: it starts the session to test it)."""
+LOCAL_COMMANDS = ("deps", "clean", "debug")
+"""dbt commands that run here even while a warm server runs: they install or remove the client's
+files, or (`debug` without --connection) report on this machine."""
 
 
 INTERRUPTED = "interrupted; nothing is lost: run the same command again to finish"
@@ -70,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return scaffold(args[1:], settings)
     command = dbt_command(args)
     starts_spark = command == "sql" or needs_spark(args)
-    server = running_server(settings) if starts_spark else None
+    server = running_server(settings) if starts_spark or goes_through_a_server(args) else None
     mistake = folder_mistake(command, settings) or (
         unreachable_master(settings.master_url) if starts_spark and not server else None
     )
@@ -86,10 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return debug_without_spark(settings, args)
     try:
         if args[0] == "serve":
-            return serve_command(args[1:], settings)
+            return serve_command(args[1:], settings, lambda dbt_args: run_dbt_in_server(settings, dbt_args))
         if server:
             print(f"cdc-dbt: through the warm server at {server.host}:{server.port} (cdc-dbt serve)", file=sys.stderr)
-            return run_sql_on_server(server, args[1]) if args[0] == "sql" else run_dbt(settings, args, server=server)
+            return run_sql_on_server(server, args[1]) if args[0] == "sql" else run_dbt_on_server(server, settings, args)
         # Held until this process ends: the warehouse's metastore admits one process.
         _lock = hold_warehouse(settings.warehouse_dir, command) if starts_spark else None
         if args[0] == "sql":
@@ -231,32 +236,72 @@ def needs_spark(args: list[str]) -> bool:
     return command not in WAREHOUSE_FREE_COMMANDS and not {"-h", "--help"} & set(args)
 
 
+def goes_through_a_server(args: list[str]) -> bool:
+    """Whether a dbt command runs in the warm server when one holds the warehouse: every command
+    but --help and LOCAL_COMMANDS (`debug --connection` does, to check the server's session)."""
+    command = dbt_command(args)
+    if {"-h", "--help"} & set(args) or command in ("sql", "serve", "scaffold"):
+        return False
+    return command not in LOCAL_COMMANDS or (command == "debug" and "--connection" in args)
+
+
+DBT_GLOBAL_OPTIONS_WITH_VALUE = (
+    "--log-level", "--log-level-file", "--log-format", "--log-format-file", "--log-path", "--warn-error-options",
+    "--printer-width",
+)  # fmt: skip
+"""dbt's options before the command that take a value (`--log-level debug build`)."""
+
+
 def dbt_command(args: list[str]) -> str:
-    """The dbt command among `args`, after any of dbt's global flags (`--warn-error parse`)."""
-    return next((arg for arg in args if not arg.startswith("-")), args[0])
+    """The dbt command among `args`, after any of dbt's global flags (`--warn-error parse`) and
+    options with their values (`--log-level debug build`)."""
+    takes_value = False
+    for arg in args:
+        if not arg.startswith("-") and not takes_value:
+            return arg
+        takes_value = arg in DBT_GLOBAL_OPTIONS_WITH_VALUE
+    return args[0]
 
 
-def run_dbt(
-    settings: Settings,
-    args: list[str],
-    callbacks: Sequence[Callable[[Any], None]] = (),
-    server: ServerAddress | None = None,
-) -> int:
-    """dbt `args` in this process: on the warm `server` when given (the `thrift` target, no JVM
-    here), else on this process's SparkSession when the command needs one. `callbacks` receive
-    each of dbt's events (the demo prints its progress from them)."""
-    from dbt.cli.main import dbtRunner
-
-    if server:
-        os.environ.setdefault("DBT_TARGET", "thrift")
-        os.environ["CDC_SERVER_HOST"], os.environ["CDC_SERVER_PORT"] = server.host, str(server.port)
-    elif needs_spark(args):
+def run_dbt(settings: Settings, args: list[str], callbacks: Sequence[Callable[[Any], None]] = ()) -> int:
+    """dbt `args` in this process, on its SparkSession when the command needs one. `callbacks`
+    receive each of dbt's events (the demo prints its progress from them)."""
+    if needs_spark(args):
         from cdc_dbt.recovery import remove_orphaned_table_folders
         from cdc_dbt.session import build_session
 
         spark = build_session(settings)
         exit_at_interrupt()
         remove_orphaned_table_folders(spark, settings.schema)
+    return invoke_dbt(settings, args, callbacks)
+
+
+def run_dbt_on_server(server: ServerAddress, settings: Settings, args: list[str]) -> int:
+    """dbt `args` in the warm server's process (cdc_dbt/command_channel.py), with this command's
+    landing folder, schema, project and working folder."""
+    if not server.commands:
+        print(
+            "cdc-dbt: this warm server runs no dbt commands (an older cdc-dbt): restart `cdc-dbt serve`",
+            file=sys.stderr,
+        )
+        return 2
+    settings_environment = {"CDC_LANDING_DIR": str(settings.landing_dir), "CDC_SCHEMA": settings.schema}
+    return run_on_server(server.commands, args, client_environment(settings_environment, dict(os.environ)))
+
+
+def run_dbt_in_server(server_settings: Settings, args: list[str]) -> int:
+    """A client's dbt command inside the warm server, whose session is already built: the settings
+    are the client's (its environment and folder are in place), the warehouse the server's."""
+    settings = replace(
+        load_settings(), warehouse_dir=server_settings.warehouse_dir, master_url=server_settings.master_url
+    )
+    return invoke_dbt(settings, args)
+
+
+def invoke_dbt(settings: Settings, args: list[str], callbacks: Sequence[Callable[[Any], None]] = ()) -> int:
+    """dbtRunner on `args`, with the settings the project reads from the environment."""
+    from dbt.cli.main import dbtRunner
+
     # Colour codes only for a terminal: a log file or a CI console gets plain text.
     os.environ.setdefault("DBT_USE_COLORS", "true" if sys.stdout.isatty() else "false")
     # The profile's default target is an error message for plain `dbt` (profiles.yml).

@@ -1,11 +1,12 @@
 """`cdc-dbt serve`: one long-lived SparkSession, the UDFs registered, served as a Spark Thrift
-(HiveServer2) endpoint, so that dbt (`--target thrift`), `cdc-dbt` and any HiveServer2 client
-(beeline, PyHive) run their SQL in it without starting a JVM each.
+(HiveServer2) endpoint, so that dbt (`--target thrift`), `cdc-dbt sql` and any HiveServer2 client
+(beeline, PyHive) run their SQL in it without starting a JVM each; `cdc-dbt`'s dbt commands run
+inside the server's own process (cdc_dbt/command_channel.py).
 
 The server holds the warehouse (its embedded metastore admits one process) and says where it
 listens in `<warehouse>/cdc-dbt-server.json`: a `cdc-dbt` command on the same warehouse finds it
-there and goes through it. It has no authentication: it binds the loopback address unless told
-otherwise explicitly.
+there and goes through it. Its HiveServer2 port has no authentication: it binds the loopback
+address unless told otherwise explicitly.
 """
 
 import argparse
@@ -22,6 +23,7 @@ from dataclasses import asdict, dataclass
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from cdc_dbt.command_channel import DbtCommandRunner, start_command_channel, stop_command_channel
 from cdc_dbt.settings import Settings
 
 if TYPE_CHECKING:
@@ -36,6 +38,8 @@ SERVER_FILE = "cdc-dbt-server.json"
 class ServerAddress:
     host: str
     port: int
+    commands: str | None = None
+    """The Unix socket where the server runs `cdc-dbt`'s dbt commands (command_channel.py)."""
 
 
 def server_port(environ: dict[str, str] | None = None) -> int:
@@ -73,8 +77,9 @@ def running_server(settings: Settings) -> ServerAddress | None:
     return address if accepts_connections(address) else None
 
 
-def serve_command(args: list[str], settings: Settings) -> int:
-    """`cdc-dbt serve [--host H --allow-remote]`: checks, then the server until it is stopped."""
+def serve_command(args: list[str], settings: Settings, run_dbt_command: DbtCommandRunner) -> int:
+    """`cdc-dbt serve [--host H --allow-remote]`: checks, then the server until it is stopped;
+    `run_dbt_command` runs the dbt commands clients send."""
     from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
 
     parser = argparse.ArgumentParser(prog="cdc-dbt serve", description=__doc__.split("\n\n")[0])
@@ -103,10 +108,10 @@ def serve_command(args: list[str], settings: Settings) -> int:
     except WarehouseInUseError as error:
         print(f"cdc-dbt serve: {error}", file=sys.stderr)
         return 3
-    return serve(settings, address)
+    return serve(settings, address, run_dbt_command)
 
 
-def serve(settings: Settings, address: ServerAddress) -> int:
+def serve(settings: Settings, address: ServerAddress, run_dbt_command: DbtCommandRunner) -> int:
     """Run the server until SIGTERM or Ctrl-C; the caller holds the warehouse lock."""
     from cdc_dbt.recovery import remove_orphaned_table_folders
     from cdc_dbt.session import build_session
@@ -142,8 +147,9 @@ def serve(settings: Settings, address: ServerAddress) -> int:
         stop_jvm(spark)
         print(f"cdc-dbt serve: the server did not listen on {address.host}:{address.port}", file=sys.stderr)
         return 1
+    channel, command_socket = start_command_channel(run_dbt_command)
     server_file = settings.warehouse_dir / SERVER_FILE
-    server_file.write_text(json.dumps(asdict(address)))
+    server_file.write_text(json.dumps(asdict(ServerAddress(address.host, address.port, str(command_socket)))))
     print(
         f"cdc-dbt serve: listening on {address.host}:{address.port} (HiveServer2, no authentication),"
         f" warehouse {settings.warehouse_dir}; stop with Ctrl-C or SIGTERM",
@@ -153,6 +159,7 @@ def serve(settings: Settings, address: ServerAddress) -> int:
         stop.wait()
     finally:
         server_file.unlink(missing_ok=True)
+        stop_command_channel(channel, command_socket)
         server.stop()
         stop_jvm(spark)
     print("cdc-dbt serve: stopped", file=sys.stderr, flush=True)

@@ -5,7 +5,8 @@ process a test starts). Through it: the stock `dbt` CLI with `--target thrift` b
 every output table equals the in-process build's (`demo_build`, whose data tests ran: this build
 runs the models and dbt's unit tests, the comparison is its oracle); a HiveServer2 client (PyHive, what dbt-spark's
 thrift method uses) reads a typed mart with its types; `cdc-dbt sql` goes through the server and
-prints what the in-process session prints; two clients querying while an incremental build runs
+prints what the in-process session prints; `cdc-dbt`'s dbt commands run in the server's process and
+print what they print without it; two clients querying while an incremental build runs
 get answers, each read of a table seeing it before or after a model's write, never half-written. SIGTERM
 stops it with nothing left running.
 """
@@ -158,6 +159,42 @@ def test_cdc_dbt_sql_goes_through_the_server_and_prints_what_the_session_prints(
     assert failed.stderr.splitlines()[-1].startswith("cdc-dbt sql: [TABLE_OR_VIEW_NOT_FOUND] The table or view")
 
 
+def test_dbt_commands_of_cdc_dbt_run_in_the_server_and_print_what_they_print_without_it(
+    server: Server, built_with_plain_dbt: subprocess.CompletedProcess[str], tmp_path: Path
+) -> None:
+    listing = [str(VENV_BIN / "cdc-dbt"), "ls", "--select", "+cdc_current", "--output", "name", "--quiet"]
+    through_server = server.run(*listing)
+    assert through_server.returncode == 0, through_server.stdout[-3000:] + through_server.stderr
+    assert (
+        through_server.stderr
+        == f"cdc-dbt: through the warm server at 127.0.0.1:{server.address.port} (cdc-dbt serve)\n"
+    )
+    # The same command on a warehouse no server holds runs here (ls needs no JVM).
+    without_server = subprocess.run(
+        listing,
+        cwd=PACKAGE_PROJECT_DIR,
+        env={**server.environment(), "CDC_WAREHOUSE_DIR": str(tmp_path / "no-server")},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert without_server.returncode == 0 and without_server.stderr == "", without_server.stderr
+    assert through_server.stdout == without_server.stdout
+    assert "cdc_current" in through_server.stdout.split()
+
+    shown = server.run(
+        str(VENV_BIN / "cdc-dbt"), "show", "--inline", "select count(*) as live_rows from cdc.cdc_current",
+        "--output", "json", "--quiet",
+    )  # fmt: skip
+    assert shown.returncode == 0, shown.stdout[-3000:] + shown.stderr
+    [count] = server.query("select count(*) from cdc.cdc_current")[0]
+    assert json.loads(shown.stdout)["show"] == [{"live_rows": count}]
+
+    failing = server.run(str(VENV_BIN / "cdc-dbt"), "show", "--inline", "select * from cdc.no_such_table", "--quiet")
+    assert failing.returncode == 1
+    assert "TABLE_OR_VIEW_NOT_FOUND" in failing.stdout
+
+
 def test_clients_querying_during_a_build_see_each_table_before_or_after_it(
     server: Server, built_with_plain_dbt: subprocess.CompletedProcess[str]
 ) -> None:
@@ -206,6 +243,7 @@ def test_clients_querying_during_a_build_see_each_table_before_or_after_it(
         for client in clients:
             client.join()
     assert build.returncode == 0, build.stdout[-3000:]
+    assert "through the warm server" in build.stderr, "the build ran in the server's process"
     after = server.query(counts)[0]
     assert after == (before[0] + 5, before[1] + 5)
     assert not errors, errors[:3]
