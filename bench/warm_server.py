@@ -6,7 +6,7 @@ warm (through `cdc-dbt serve` on the same warehouse), in one run.
 A demo warehouse is built first (not timed). Then each command runs `--repeat` times cold, the
 server starts, and each runs `--repeat` times warm; the best time of each is printed with the
 ratio cold / warm. The commands: a `sql` count, `ls`, `compile` of one model, `show` of one model,
-and an incremental `build` with nothing new landed (its ~200 data tests included, as a user runs it).
+and an incremental `build` with nothing new landed (its data tests included, as a user runs it).
 """
 
 import argparse
