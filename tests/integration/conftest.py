@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
+from cdc_dbt.project_files import DBT_PROJECT_FILES, DBT_PROJECT_FOLDERS
 from cdc_dbt.session import SPARK_CONF_DIR, build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings, profiles_dir_of
 
@@ -243,9 +244,9 @@ DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
 
 def copy_of_project(folder: Path) -> Path:
     """A copy of the project's dbt files in `folder` (a user's checkout), to change and build."""
-    for subfolder in ("models", "macros", "tests/generic", "tests/singular", "tests/fixtures"):
+    for subfolder in DBT_PROJECT_FOLDERS:
         shutil.copytree(PACKAGE_PROJECT_DIR / subfolder, folder / subfolder)
-    for file in ("dbt_project.yml", "profiles.yml"):
+    for file in DBT_PROJECT_FILES:
         shutil.copy(PACKAGE_PROJECT_DIR / file, folder)
     return folder
 

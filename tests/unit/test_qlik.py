@@ -5,6 +5,7 @@ from typing import Any
 import pytest
 
 from tests.corpus import corpus_file
+from tests.qlik_messages import qlik_data_message, qlik_envelope, qlik_metadata_message
 from udfs.positions import kafka_sort_key, sort_key
 from udfs.qlik import (
     is_metadata_message,
@@ -23,78 +24,43 @@ METADATA_TEXT = corpus_file(*CORPUS, "Metadata.json").read_text()
 DATA_TEXT = corpus_file(*CORPUS, "Data.json").read_text()
 CORPUS_SCHEMA_ID = "8FB9D3C10EA4B25751DF9CC8318F0A02"
 
-CUSTOMER_COLUMNS = {"CUSTOMER_ID": (1, 1), "FIRST_NAME": (2, 0), "LAST_NAME": (3, 0)}
+CUSTOMER_COLUMNS = {"CUSTOMER_ID": 1, "FIRST_NAME": 0, "LAST_NAME": 0}
 
 
-def metadata(
-    schema_id: str, columns: dict[str, tuple[int, int]], *, table: str = "CUSTOMERS", enveloped: bool = True
-) -> dict[str, Any]:
-    """A metadata message; `columns` maps each name to (ordinal, primaryKeyPosition)."""
-    message = {
-        "schemaId": schema_id,
-        "lineage": {"server": "s", "task": "t", "schema": "SALES", "table": table, "tableVersion": 1, "timestamp": ""},
-        "tableStructure": {
-            "tableColumns": {
-                name: {
-                    "ordinal": ordinal,
-                    "type": "STRING",
-                    "length": 20,
-                    "precision": 0,
-                    "scale": 0,
-                    "primaryKeyPosition": key_position,
-                }
-                for name, (ordinal, key_position) in columns.items()
-            }
-        },
-        "dataSchema": "{}",
-    }
-    if not enveloped:
-        return message
-    return {
-        "magic": "atMSG",
-        "type": "MD",
-        "headers": None,
-        "messageSchemaId": schema_id,
-        "messageSchema": None,
-        "message": message,
-    }
+def metadata(schema_id: str, columns: dict[str, int], *, table: str = "CUSTOMERS") -> dict[str, Any]:
+    """The metadata message of SALES.`table` in its envelope; `columns` maps each STRING column, in
+    ordinal order, to its primaryKeyPosition (0: not in the key)."""
+    typed_columns = {name: ("STRING", key_position) for name, key_position in columns.items()}
+    return qlik_envelope("MD", schema_id, qlik_metadata_message(schema_id, "SALES", table, typed_columns))
 
 
 def data_message(
     operation: str,
     data: dict[str, Any] | None,
     *,
-    schema_id: str | None = "C1",
+    schema_id: str = "C1",
     before: dict[str, Any] | None = None,
     change_mask: str | None = None,
     column_mask: str | None = None,
     change_sequence: str | None = "",
     timestamp: str = "",
     counter: int | None = None,
-    enveloped: bool = True,
 ) -> dict[str, Any]:
-    headers = {
-        "operation": operation,
-        "changeSequence": change_sequence,
-        "timestamp": timestamp,
-        "streamPosition": "",
-        "transactionId": "00000000000000000000000000120001" if change_sequence else "",
-        "changeMask": change_mask,
-        "columnMask": column_mask,
-        "transactionEventCounter": counter,
-        "transactionLastEvent": counter is not None,
-    }
-    message = {"data": data, "beforeData": before, "headers": headers}
-    if not enveloped:
-        return message
-    return {
-        "magic": "atMSG",
-        "type": "DT",
-        "headers": None,
-        "messageSchemaId": schema_id,
-        "messageSchema": None,
-        "message": message,
-    }
+    """A data message in its envelope, of a transaction when it has a change sequence, and the
+    transaction's last event when `counter` numbers it."""
+    message = qlik_data_message(
+        operation,
+        data,
+        before,
+        changeSequence=change_sequence,
+        timestamp=timestamp,
+        transactionId="00000000000000000000000000120001" if change_sequence else "",
+        changeMask=change_mask,
+        columnMask=column_mask,
+        transactionEventCounter=counter,
+        transactionLastEvent=counter is not None,
+    )
+    return qlik_envelope("DT", schema_id, message)
 
 
 CUSTOMERS_TEXT = json.dumps(metadata("C1", CUSTOMER_COLUMNS))
@@ -173,9 +139,9 @@ def test_bare_messages_parse_like_enveloped_ones() -> None:
     held = parse_record(None, json.dumps(bare_data), 0, 7)
     assert (held.reason, held.qlik_schema_id) == ("unknown_qlik_schema", None)
     assert parse_qlik_record(json.dumps(bare_data), METADATA_TEXT, 0, 7).op == "r"
-    bare_customers = parse_metadata(metadata("C1", CUSTOMER_COLUMNS, enveloped=False))
+    bare_customers = parse_metadata(metadata("C1", CUSTOMER_COLUMNS)["message"])
     assert bare_customers == CUSTOMERS
-    assert parse_data(update(enveloped=False), bare_customers, 0, 3) == parse_data(update(), CUSTOMERS, 0, 3)
+    assert parse_data(update()["message"], bare_customers, 0, 3) == parse_data(update(), CUSTOMERS, 0, 3)
 
 
 @pytest.mark.parametrize(
@@ -320,7 +286,7 @@ def test_mask_bits_without_a_column_are_counted_in_the_detail() -> None:
 
 
 def test_composite_key_follows_primary_key_position_not_ordinal() -> None:
-    columns = {"LINE_NO": (1, 2), "NOTE": (2, 0), "ORDER_ID": (3, 1)}
+    columns = {"LINE_NO": 2, "NOTE": 0, "ORDER_ID": 1}
     schema = parse_metadata(metadata("K1", columns, table="ORDER_LINES"))
     assert schema.key_columns == ("ORDER_ID", "LINE_NO")
     body = data_message("INSERT", {"LINE_NO": 2, "NOTE": "x", "ORDER_ID": 7}, change_sequence="1")
@@ -330,8 +296,8 @@ def test_composite_key_follows_primary_key_position_not_ordinal() -> None:
 def test_each_data_message_binds_the_table_version_it_names() -> None:
     # Version 1 has LEGACY at ordinal 2; version 2 dropped it and added EMAIL at ordinal 3.
     versions = [
-        metadata("V1", {"ID": (1, 1), "LEGACY": (2, 0), "NAME": (3, 0)}),
-        metadata("V2", {"ID": (1, 1), "NAME": (2, 0), "EMAIL": (3, 0)}),
+        metadata("V1", {"ID": 1, "LEGACY": 0, "NAME": 0}),
+        metadata("V2", {"ID": 1, "NAME": 0, "EMAIL": 0}),
     ]
     by_schema_id = {}
     for version in versions:
@@ -381,8 +347,15 @@ def with_metadata(columns: dict[str, Any]) -> str:
     return json.dumps(body)
 
 
-NO_KEY = json.dumps(metadata("C1", {"CUSTOMER_ID": (1, 0), "FIRST_NAME": (2, 0), "LAST_NAME": (3, 0)}))
-SHARED_ORDINAL = json.dumps(metadata("C1", {"CUSTOMER_ID": (1, 1), "FIRST_NAME": (2, 0), "LAST_NAME": (2, 0)}))
+def with_ordinal(column: str, ordinal: int) -> str:
+    """CUSTOMERS' metadata message with `column` at another ordinal."""
+    body = metadata("C1", CUSTOMER_COLUMNS)
+    body["message"]["tableStructure"]["tableColumns"][column]["ordinal"] = ordinal
+    return json.dumps(body)
+
+
+NO_KEY = json.dumps(metadata("C1", {"CUSTOMER_ID": 0, "FIRST_NAME": 0, "LAST_NAME": 0}))
+SHARED_ORDINAL = with_ordinal("LAST_NAME", 2)
 
 
 @pytest.mark.parametrize(
