@@ -195,6 +195,21 @@ def test_dbt_commands_of_cdc_dbt_run_in_the_server_and_print_what_they_print_wit
     assert "TABLE_OR_VIEW_NOT_FOUND" in failing.stdout
 
 
+def test_source_freshness_through_the_server_says_stale_landings_and_fails_past_the_error_threshold(
+    server: Server, built_with_plain_dbt: subprocess.CompletedProcess[str]
+) -> None:
+    freshness = [str(VENV_BIN / "cdc-dbt"), "source", "freshness", "--target-path", str(server.folder / "target-fresh")]
+    # By default an error after 72 hours: the demo's records were written to Kafka in 2024.
+    stale = server.run(*freshness)
+    assert stale.returncode == 1, stale.stdout[-3000:]
+    assert "ERROR STALE freshness of landing.landed_record_times" in stale.stdout
+    # Thresholds as vars: a warning, and the command succeeds.
+    thresholds = '{"landing_warn_after_hours": 1, "landing_error_after_hours": 1000000}'
+    warned = server.run(*freshness, "--vars", thresholds)
+    assert warned.returncode == 0, warned.stdout[-3000:]
+    assert "WARN freshness of landing.landed_record_times" in warned.stdout
+
+
 def test_clients_querying_during_a_build_see_each_table_before_or_after_it(
     server: Server, built_with_plain_dbt: subprocess.CompletedProcess[str]
 ) -> None:
