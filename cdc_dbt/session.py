@@ -4,14 +4,16 @@ dbt-spark's `session` method calls `SparkSession.builder.enableHiveSupport().get
 which returns the session built here, so every model sees the `cdc_*` functions.
 """
 
+import contextlib
 import logging
 import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -25,6 +27,11 @@ SPARK_CONF_DIR = Path(__file__).with_name("spark_conf")
 
 PYTHON_WORKER_DAEMON = "cdc_dbt.python_worker"
 """Spark's Python worker daemon minus a per-task cost of Python 3.11 (see that module)."""
+
+
+JVM_START_WARNINGS = ("WARNING: Using incubator modules: jdk.incubator.vector",)
+"""Printed by every JVM Spark starts, of no use to a user: Spark's launcher always adds the module
+(org.apache.spark.launcher.JavaModuleOptions) and Java 17 has no switch to silence the warning."""
 
 
 class JavaMissingError(RuntimeError):
@@ -90,7 +97,8 @@ def build_session(settings: Settings, extra_config: Mapping[str, str] | None = N
     if not settings.master_url:
         # Our daemon must be importable by the workers: certain locally, not on a cluster.
         builder = builder.config("spark.python.daemon.module", PYTHON_WORKER_DAEMON)
-    spark = builder.getOrCreate()
+    with jvm_start_warnings_left_out():
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if settings.master_url:
         _ship_udfs(spark)
@@ -106,3 +114,35 @@ def _ship_udfs(spark: SparkSession) -> None:
         for path in package_dir.rglob("*.py"):
             bundle.write(path, Path("udfs") / path.relative_to(package_dir))
     spark.sparkContext.addPyFile(str(archive))
+
+
+@contextlib.contextmanager
+def jvm_start_warnings_left_out() -> Iterator[None]:
+    """Start the JVM inside this block with a pipe as its stderr, and forward every line it writes
+    there, for as long as it runs, to this process's stderr, but JVM_START_WARNINGS. When the JVM
+    fails to start, what it said is forwarded before the error is raised."""
+    stderr_fd = 2  # the JVM inherits the file descriptor, whatever sys.stderr is
+    read_end, write_end = os.pipe()
+    original_stderr = os.dup(stderr_fd)
+    forwarder = threading.Thread(
+        target=_forward_lines, args=(read_end, original_stderr), name="cdc-dbt JVM stderr", daemon=True
+    )
+    forwarder.start()
+    sys.stderr.flush()
+    os.dup2(write_end, stderr_fd)  # the JVM inherits the pipe as its stderr
+    try:
+        yield
+    except BaseException:
+        os.dup2(original_stderr, stderr_fd)
+        os.close(write_end)
+        forwarder.join(timeout=5)  # a JVM that failed has closed its end: the rest is forwarded
+        raise
+    os.dup2(original_stderr, stderr_fd)
+    os.close(write_end)
+
+
+def _forward_lines(read_end: int, destination: int) -> None:
+    with open(read_end, "rb") as lines:
+        for line in lines:
+            if line.decode(errors="replace").rstrip("\r\n") not in JVM_START_WARNINGS:
+                os.write(destination, line)

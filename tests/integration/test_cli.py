@@ -78,6 +78,7 @@ def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
         warehouse,
     )
     assert queried.returncode == 0, queried.stderr
+    assert queried.stderr == "", "a query that succeeds says nothing on stderr, not even the JVM's start warning"
     rows = [json.loads(line) for line in queried.stdout.splitlines()]
     current: dict[str, dict[str, object]] = {}
     for row in rows:
