@@ -371,28 +371,23 @@ def test_a_client_that_disconnects_mid_command_does_not_stop_it_and_the_channel_
 # 7. No server there.
 
 
+@pytest.mark.parametrize(
+    ("socket_left_behind", "error"),
+    [(False, "No such file or directory"), (True, "Connection refused")],
+    ids=["no socket", "the socket of a killed server"],
+)
 def test_a_socket_where_nothing_listens_is_status_1_and_one_line_naming_it(
-    capsys: pytest.CaptureFixture[str],
+    capsys: pytest.CaptureFixture[str], socket_left_behind: bool, error: str
 ) -> None:
     with tempfile.TemporaryDirectory(prefix="cdc-dbt-test-") as folder:
         socket_path = str(Path(folder) / "commands.sock")
+        if socket_left_behind:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as left_behind:
+                left_behind.bind(socket_path)  # the file stays; nothing accepts on it
         assert run_on_server(socket_path, ["build"], {}) == 1
     printed = capsys.readouterr()
     assert printed.out == ""
-    assert printed.err == f"cdc-dbt: the warm server's command socket {socket_path}: No such file or directory\n"
-
-
-def test_the_socket_of_a_server_that_was_killed_is_status_1_and_one_line_naming_it(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    with tempfile.TemporaryDirectory(prefix="cdc-dbt-test-") as folder:
-        socket_path = str(Path(folder) / "commands.sock")
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as left_behind:
-            left_behind.bind(socket_path)  # the file stays; nothing accepts on it
-        assert run_on_server(socket_path, ["build"], {}) == 1
-    printed = capsys.readouterr()
-    assert printed.out == ""
-    assert printed.err == f"cdc-dbt: the warm server's command socket {socket_path}: Connection refused\n"
+    assert printed.err == f"cdc-dbt: the warm server's command socket {socket_path}: {error}\n"
 
 
 def test_a_server_that_stops_before_the_exit_status_is_status_1_and_one_line(
