@@ -254,20 +254,28 @@ def test_a_client_that_connects_and_sends_nothing_does_not_stop_the_channel(serv
 # 5. One command at a time.
 
 
+class FirstHeldOpen:
+    """A command that records when it starts and ends; the one named `first` runs until
+    `first_may_end` is set, so that a second can arrive while it runs."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.first_started, self.first_may_end = threading.Event(), threading.Event()
+
+    def __call__(self, args: list[str]) -> int:
+        self.events.append(f"start {args[0]}")
+        if args[0] == "first":
+            self.first_started.set()
+            assert self.first_may_end.wait(TIMEOUT)
+        self.events.append(f"end {args[0]}")
+        return 0
+
+
 def test_a_second_command_is_told_it_waits_and_runs_only_after_the_first_ends(
     serve: Serve, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    events: list[str] = []
-    first_started, first_may_end = threading.Event(), threading.Event()
-
-    def command(args: list[str]) -> int:
-        events.append(f"start {args[0]}")
-        if args[0] == "first":
-            first_started.set()
-            assert first_may_end.wait(TIMEOUT)
-        events.append(f"end {args[0]}")
-        return 0
-
+    command = FirstHeldOpen()
+    events, first_started, first_may_end = command.events, command.first_started, command.first_may_end
     socket_path = serve(command)
     first_status: list[int] = []
     first = threading.Thread(target=lambda: first_status.append(run_on_server(socket_path, ["first"], {})))
@@ -305,17 +313,8 @@ class Stderr(io.StringIO):
 def test_the_waiting_line_reaches_the_clients_stderr_and_the_client_then_waits(
     serve: Serve, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    events: list[str] = []
-    first_started, first_may_end = threading.Event(), threading.Event()
-
-    def command(args: list[str]) -> int:
-        events.append(f"start {args[0]}")
-        if args[0] == "first":
-            first_started.set()
-            assert first_may_end.wait(TIMEOUT)
-        events.append(f"end {args[0]}")
-        return 0
-
+    command = FirstHeldOpen()
+    events, first_started, first_may_end = command.events, command.first_started, command.first_may_end
     stderr = Stderr()
     monkeypatch.setattr("sys.stderr", stderr)
     socket_path = serve(command)
