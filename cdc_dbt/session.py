@@ -142,7 +142,9 @@ def jvm_start_warnings_left_out() -> Iterator[None]:
 
 
 def _forward_lines(read_end: int, destination: int) -> None:
-    with open(read_end, "rb") as lines:
+    """Until every writer of the pipe has closed it (the JVM has ended, or none started), then
+    close `destination`, this forwarder's own copy of stderr."""
+    with open(read_end, "rb") as lines, open(destination, "wb", buffering=0) as stderr:
         for line in lines:
             if line.decode(errors="replace").rstrip("\r\n") not in JVM_START_WARNINGS:
-                os.write(destination, line)
+                stderr.write(line)

@@ -2,6 +2,7 @@
 (cdc_dbt.session.jvm_start_warnings_left_out). A shell process stands in for the JVM: it inherits
 the file descriptor the same way, and may write to it after the block, as the JVM does."""
 
+import os
 import subprocess
 import time
 
@@ -38,3 +39,20 @@ def test_what_a_jvm_said_before_failing_to_start_is_on_stderr_when_the_error_is_
         subprocess.run(["sh", "-c", f"echo '{WARNING}' >&2; echo 'Error: UnsupportedClassVersionError' >&2"])
         raise RuntimeError("the Java gateway did not start")
     assert capfd.readouterr().err == "Error: UnsupportedClassVersionError\n"
+
+
+def open_file_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_once_the_jvm_has_ended_the_forwarder_leaves_no_file_descriptor_open(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    before = open_file_descriptors()
+    with jvm_start_warnings_left_out():
+        subprocess.run(["sh", "-c", "echo 'done' >&2"])
+    assert stderr_once_it_holds(capfd, "done") == "done\n"
+    deadline = time.monotonic() + 5
+    while open_file_descriptors() > before and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert open_file_descriptors() == before
