@@ -12,9 +12,8 @@
     {%- set rules = [] -%}
     {%- for column_name, column_rules in columns.items() -%}
         {%- set column = cdc_dbt.cdc_quote_identifier(column_name) -%}
-        {%- set unknown = (column_rules or {}).keys() | reject('in', ['not_null', 'accepted_values']) | list
-            if column_rules is mapping else ['(not a mapping)'] -%}
-        {%- if column_rules is not mapping or (column_rules | length) == 0 or unknown -%}
+        {%- if column_rules is not mapping or (column_rules | length) == 0
+            or column_rules.keys() | reject('in', ['not_null', 'accepted_values']) | list -%}
             {{ exceptions.raise_compiler_error(
                 "column_rules: the rules of `" ~ column_name ~ "` must be a mapping of `not_null` (true, or"
                 ~ " the condition under which the column is never null) and `accepted_values` (a list), got "
