@@ -58,6 +58,21 @@
 {% endmacro %}
 
 {#
+    A `left anti join` dropping the rows of `relation` whose Kafka identity (topic, partition,
+    offset) this model's table holds already; nothing on a full build. `relation` is the name the
+    rows go by in the model's `from` clause.
+#}
+{% macro cdc_not_yet_in_this(relation) %}
+    {%- if cdc_dbt.cdc_reads_this() %}
+    left anti join {{ this }} as already_in_this
+        on
+            {{ relation }}.topic = already_in_this.topic
+            and {{ relation }}.`partition` = already_in_this.`partition`
+            and {{ relation }}.`offset` = already_in_this.`offset`
+    {%- endif %}
+{% endmacro %}
+
+{#
     Generations (merge-on-read). The row-state tables, int_row_events_sequenced and
     int_row_events_versioned, are partitioned by `generation`: the build that computed the rows, as
     the microseconds of its start. A build recomputes the keys with new input, from all their events,
@@ -99,8 +114,11 @@
     {{- return(sizes.rows | map('list') | list) -}}
 {% endmacro %}
 
-{# The rows of `relation` in the newest generation of their key: what a row-state table holds. #}
-{% macro cdc_newest_generation_rows(relation) %}
+{#
+    The rows of `relation` in the newest generation of their key: what a row-state table holds.
+    With `keys_to_recompute` (a CTE of keys), only the rows of those keys.
+#}
+{% macro cdc_newest_generation_rows(relation, keys_to_recompute=none) %}
     select * except (newest_generation_of_key)
     from (
         select
@@ -108,7 +126,11 @@
             max(generation) over (
                 partition by source_db, source_table, row_key
             ) as newest_generation_of_key
+        {%- if keys_to_recompute is none %}
         from {{ relation }}
+        {%- else %}
+        from ({{ cdc_dbt.cdc_events_of_keys_to_recompute(relation, keys_to_recompute) }})
+        {%- endif %}
     )
     -- <=>: dbt unit tests give rows without a generation.
     where generation <=> newest_generation_of_key

@@ -41,3 +41,32 @@
     ).columns[0].values()[0] %}
     {{- return(count > 0) -}}
 {% endmacro %}
+
+{#
+    A `select` of the keys with a row change (c, r, u or d) in `parsed_records` parsed since
+    `generation`: the keys int_row_events_sequenced recomputes.
+#}
+{% macro cdc_keys_changed_since(parsed_records, generation) %}
+    select distinct
+        source_db,
+        source_table,
+        row_key
+    from {{ parsed_records }}
+    where
+        outcome = 'change'
+        and op in ('c', 'r', 'u', 'd')
+        and {{ cdc_dbt.cdc_parsed_since(generation) }}
+{% endmacro %}
+
+{#
+    A `select` of the keys with rows of a generation newer than `generation` in `events`: the keys
+    the model before this one recomputed in this build (or in a build killed before this model).
+#}
+{% macro cdc_keys_recomputed_since(events, generation) %}
+    select
+        source_db,
+        source_table,
+        row_key
+    from {{ events }}
+    where generation > {{ generation }}
+{% endmacro %}

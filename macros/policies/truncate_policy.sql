@@ -2,24 +2,32 @@
     Truncate policy (docs/ordering-and-history.md#truncates). A truncate at source position P ends
     every version of its table that an event before P started and that is still open at P. Truncates
     are joined to versions by table and position (never by arrival), so a truncate landing late
-    still cuts the versions it should. Returns, for every version, the first truncate of its table
-    after it.
+    still cuts the versions it should. Returns, for every version, the first truncate (a parsed
+    change with op `t`) of its table after it.
 
     Incrementally, a truncate can end a version of any key of its table, so a build recomputes
     every key of a table truncated since the generation it adds to
     (`keys_of_tables_truncated_since`).
 #}
-{% macro first_truncate_after(versions, truncates) %}
-    {{ return(adapter.dispatch('first_truncate_after', 'cdc_dbt')(versions, truncates)) }}
+{% macro first_truncate_after(versions, parsed_records) %}
+    {{ return(adapter.dispatch('first_truncate_after', 'cdc_dbt')(versions, parsed_records)) }}
 {% endmacro %}
 
-{% macro default__first_truncate_after(versions, truncates) %}
+{% macro default__first_truncate_after(versions, parsed_records) %}
     select
         version.version_id,
         min(truncate.source_position) as truncate_position,
         min_by(truncate.source_ts, truncate.source_position) as truncate_ts
     from {{ versions }} as version
-    inner join {{ truncates }} as truncate
+    inner join (
+        select distinct
+            source_db,
+            source_table,
+            source_position,
+            source_ts
+        from {{ parsed_records }}
+        where outcome = 'change' and op = 't'
+    ) as truncate
         on
             version.source_db <=> truncate.source_db
             and version.source_table = truncate.source_table

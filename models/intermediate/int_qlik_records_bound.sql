@@ -56,13 +56,7 @@ held_records as (
 
     select held.*
     from unbound_records as held
-    {% if cdc_reads_this() %}
-        left anti join {{ this }} as bound
-            on
-                held.topic = bound.topic
-                and held.`partition` = bound.`partition`
-                and held.`offset` = bound.`offset`
-    {% endif %}
+    {{ cdc_not_yet_in_this('held') }}
     where held.reason = 'unknown_qlik_schema'
 
 ),

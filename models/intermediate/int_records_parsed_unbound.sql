@@ -21,18 +21,6 @@ deliveries as (
 
 ),
 
-{% if is_incremental() %}
-records_already_parsed as (
-
-    select
-        topic,
-        `partition`,
-        `offset`
-    from {{ this }}
-
-),
-{% endif %}
-
 new_records as (
 
     select * except (delivery_number)
@@ -44,13 +32,7 @@ new_records as (
                 order by deliveries.landed_file, deliveries.landing_format
             ) as delivery_number
         from deliveries
-        {% if is_incremental() %}
-            left anti join records_already_parsed
-                on
-                    deliveries.topic = records_already_parsed.topic
-                    and deliveries.`partition` = records_already_parsed.`partition`
-                    and deliveries.`offset` = records_already_parsed.`offset`
-        {% endif %}
+        {{ cdc_not_yet_in_this('deliveries') }}
     )
     -- Lines without an identity are each their own record.
     where delivery_number = 1 or topic is null or `partition` is null or `offset` is null

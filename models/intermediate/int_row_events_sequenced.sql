@@ -6,8 +6,8 @@
     - The same event delivered twice (same key, source position and op) is kept once.
     - Columns an event does not know (TOAST's __debezium_unavailable_value) keep the previous
       value, and a MongoDB patch (1.x `patch`, 2.x `updateDescription`) changes only what it
-      names: a fold over the key's events in source order (cdc_resolve_rows,
-      udfs/row_images.py), run only for the keys that need it.
+      names: a fold over the key's events in source order (cdc_events_with_resolved_rows,
+      macros/parsing/resolved_rows.sql), run only for the keys that need it.
 
     Incremental (merge-on-read, macros/incremental/): a build recomputes the keys with changes
     parsed since the newest generation, from all their events, and writes them as a new
@@ -55,16 +55,7 @@ tombstone_deletes as (
 {% if recomputes_keys_only %}
 keys_to_recompute as (
 
-    -- The keys with a change parsed since the generation this build adds to.
-    select distinct
-        source_db,
-        source_table,
-        row_key
-    from parsed_records
-    where
-        outcome = 'change'
-        and op in ('c', 'r', 'u', 'd')
-        and {{ cdc_parsed_since(generation_built_on) }}
+    {{ cdc_keys_changed_since('parsed_records', generation_built_on) }}
 
 ),
 {% endif %}
@@ -118,60 +109,17 @@ complete_events as (
 
 ),
 
-key_event_lists as (
+events_with_unknown_values as (
 
-    select
-        source_db,
-        source_table,
-        row_key,
-        sort_array(
-            collect_list(
-                struct(
-                    source_position,
-                    `partition`,
-                    `offset`,
-                    topic,
-                    op,
-                    after,
-                    unavailable_columns,
-                    patch,
-                    source_ts
-                )
-            )
-        ) as events
+    select * except (has_unknown_values)
     from deduplicated
     where has_unknown_values
-    group by source_db, source_table, row_key
-
-),
-
-key_rows_resolved as (
-
-    select
-        *,
-        cdc_resolve_rows(events) as resolved_rows
-    from key_event_lists
-
-),
-
-key_events_exploded as (
-
-    select
-        source_db,
-        source_table,
-        row_key,
-        resolved_rows,
-        posexplode(events) as (event_index, event)
-    from key_rows_resolved
 
 ),
 
 resolved_events as (
 
-    select
-        {{ cdc_row_change_columns(event_struct='event') }},
-        resolved_rows[event_index] as row
-    from key_events_exploded
+    {{ cdc_events_with_resolved_rows('events_with_unknown_values') }}
 
 ),
 

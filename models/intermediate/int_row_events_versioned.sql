@@ -38,44 +38,18 @@ keys_to_recompute as (
 
     -- Keys whose events were recomputed since the generation this build adds to, and every key
     -- of a table truncated since (truncate policy).
-    select
-        source_db,
-        source_table,
-        row_key
-    from sequenced_events
-    where generation > {{ generation_built_on }}
+    {{ cdc_keys_recomputed_since('sequenced_events', generation_built_on) }}
     union
     {{ keys_of_tables_truncated_since('sequenced_events', 'parsed_records', generation_built_on) }}
-
-),
-
-events_of_keys_to_recompute as (
-
-    {{ cdc_events_of_keys_to_recompute('sequenced_events', 'keys_to_recompute') }}
 
 ),
 {% endif %}
 
 row_events as (
 
-    select * except (generation)
-    from (
-        {{ cdc_newest_generation_rows(
-            'events_of_keys_to_recompute' if recomputes_keys_only else 'sequenced_events'
-        ) }}
-    )
-
-),
-
-truncates as (
-
-    select distinct
-        source_db,
-        source_table,
-        source_position,
-        source_ts
-    from parsed_records
-    where outcome = 'change' and op = 't'
+    {{ cdc_newest_generation_rows(
+        'sequenced_events', keys_to_recompute='keys_to_recompute' if recomputes_keys_only else none
+    ) }}
 
 ),
 
@@ -122,7 +96,7 @@ versions_started as (
 
 truncate_cutoffs as (
 
-    {{ first_truncate_after('versions_started', 'truncates') }}
+    {{ first_truncate_after('versions_started', 'parsed_records') }}
 
 ),
 
