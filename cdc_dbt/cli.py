@@ -308,6 +308,8 @@ def invoke_dbt(settings: Settings, args: list[str], callbacks: Sequence[Callable
     os.environ.setdefault("DBT_TARGET", "local")
     if leaves_out_unit_tests(args, os.environ):
         os.environ["DBT_EXCLUDE_RESOURCE_TYPES"] = "unit_test"
+    if shows_only_what_it_selects(args, os.environ):
+        os.environ["DBT_INDIRECT_SELECTION"] = "empty"
     # Models read these through env_var(); resolved here so defaults and overrides agree.
     # CDC_SCHEMA needs no such line: profiles.yml reads it from this process's environment with
     # settings.schema's default, on every target (the warm server's thrift one included).
@@ -333,6 +335,18 @@ def leaves_out_unit_tests(args: list[str], environ: Mapping[str, str]) -> bool:
         and not chooses_types
         and not names_unit_tests
         and "DBT_EXCLUDE_RESOURCE_TYPES" not in environ
+    )
+
+
+def shows_only_what_it_selects(args: list[str], environ: Mapping[str, str]) -> bool:
+    """Whether this `show` leaves out the tests attached to what it shows. dbt's `show` selects them
+    too (indirect selection), runs their queries and then drops them from what it prints: half of a
+    warm `show`'s time, for nothing. A command that chooses (`--indirect-selection`, or
+    DBT_INDIRECT_SELECTION in the environment) gets dbt's own behaviour."""
+    return (
+        dbt_command(args) == "show"
+        and not any(arg.startswith("--indirect-selection") for arg in args)
+        and "DBT_INDIRECT_SELECTION" not in environ
     )
 
 

@@ -190,6 +190,18 @@ def test_dbt_commands_of_cdc_dbt_run_in_the_server_and_print_what_they_print_wit
     [count] = server.query("select count(*) from cdc.cdc_current")[0]
     assert json.loads(shown.stdout)["show"] == [{"live_rows": count}]
 
+    # A model's show runs the model's query alone, not those of the tests attached to it (dbt's
+    # debug events say which nodes it ran).
+    shown_model = server.run(
+        str(VENV_BIN / "cdc-dbt"), "show", "--select", "cdc_current", "--limit", "2",
+        "--log-format", "json", "--log-level", "debug",
+        "--target-path", str(tmp_path / "target-show"),
+    )  # fmt: skip
+    assert shown_model.returncode == 0, shown_model.stdout[-3000:] + shown_model.stderr
+    events = [json.loads(line) for line in shown_model.stdout.splitlines() if line.startswith("{")]
+    started = [event["data"]["node_info"]["unique_id"] for event in events if event["info"]["name"] == "NodeStart"]
+    assert started == ["model.cdc_dbt.cdc_current"]
+
     failing = server.run(str(VENV_BIN / "cdc-dbt"), "show", "--inline", "select * from cdc.no_such_table", "--quiet")
     assert failing.returncode == 1
     assert "TABLE_OR_VIEW_NOT_FOUND" in failing.stdout

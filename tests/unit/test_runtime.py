@@ -85,3 +85,21 @@ def test_builds_leave_unit_tests_out_unless_the_command_chooses(
     args: list[str], environ: dict[str, str], left_out: bool
 ) -> None:
     assert cli.leaves_out_unit_tests(args, environ) is left_out
+
+
+@pytest.mark.parametrize(
+    ("args", "environ", "only_selected"),
+    [
+        (["show", "--select", "cdc_current"], {}, True),
+        (["--quiet", "show", "--inline", "select 1"], {}, True),
+        (["build", "--select", "cdc_current"], {}, False),  # a build runs the tests of what it builds
+        (["compile", "--select", "cdc_current"], {}, False),
+        (["show", "--select", "cdc_current", "--indirect-selection", "eager"], {}, False),
+        (["show", "--select", "cdc_current", "--indirect-selection=cautious"], {}, False),
+        (["show", "--select", "cdc_current"], {"DBT_INDIRECT_SELECTION": "eager"}, False),
+    ],
+)
+def test_show_leaves_out_the_tests_of_what_it_shows_unless_the_command_chooses(
+    args: list[str], environ: dict[str, str], only_selected: bool
+) -> None:
+    assert cli.shows_only_what_it_selects(args, environ) is only_selected
