@@ -40,7 +40,7 @@ import pytest
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as sf
 
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 from tests.integration.conftest import DEMO_LANDING, Build
 
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -252,7 +252,8 @@ class Target:
     def tables_written(self) -> dict[str, Path]:
         """The incremental models' tables (the rest are views over them), each with its folder."""
         manifest = json.loads((self.folder / "target" / "manifest.json").read_text())
-        tables_dir = self.folder / "warehouse" / "tables" / f"{self.schema}.db"
+        warehouse = Settings(PACKAGE_PROJECT_DIR, DEMO_LANDING, self.folder / "warehouse", None)
+        tables_dir = warehouse.tables_dir / f"{self.schema}.db"
         return {
             node["alias"]: tables_dir / node["alias"]
             for node in manifest["nodes"].values()
