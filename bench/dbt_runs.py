@@ -10,12 +10,18 @@ from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 
 def dbt_run(landing: Path, target: Path, schema: str, *extra: str) -> float:
     """Run the project's models over `landing` into `schema`, in this process's SparkSession; seconds."""
+    return dbt_command("run", landing, target, schema, *extra)
+
+
+def dbt_command(command: str, landing: Path, target: Path, schema: str, *extra: str) -> float:
+    """dbt `command` (run, build) of the project over `landing` into `schema`, in this process's
+    SparkSession; seconds."""
     from dbt.cli.main import dbtRunner
 
     os.environ["CDC_LANDING_DIR"] = str(landing)
     os.environ["CDC_SCHEMA"] = schema
     args = [
-        "run",
+        command,
         "--project-dir", str(PACKAGE_PROJECT_DIR),
         "--profiles-dir", str(PACKAGE_PROJECT_DIR),
         "--target", "local",
@@ -28,12 +34,13 @@ def dbt_run(landing: Path, target: Path, schema: str, *extra: str) -> float:
     result = dbtRunner().invoke(args)
     seconds = time.perf_counter() - started
     if not result.success:
-        raise SystemExit(f"dbt run failed: {result.exception or result.result}")
+        raise SystemExit(f"dbt {command} failed: {result.exception or result.result}")
     return seconds
 
 
 def slowest_models(target: Path, count: int) -> list[tuple[str, float]]:
-    """The models of the last run that took longest, with their seconds."""
+    """The nodes of the last run that took longest, with their seconds."""
     results = json.loads((target / "run_results.json").read_text())["results"]
     slowest = sorted(results, key=lambda result: -result["execution_time"])[:count]
-    return [(result["unique_id"].split(".")[-1], round(result["execution_time"], 1)) for result in slowest]
+    # unique_id: <type>.<project>.<name>, and for a test a hash after the name.
+    return [(result["unique_id"].split(".")[2], round(result["execution_time"], 1)) for result in slowest]
