@@ -1,6 +1,6 @@
 """A `cdc-dbt build` of one new file of 10 records after the demo, against the demo's full build.
 
-    python bench/small_increment_build.py [--records 10]
+    .venv/bin/python bench/small_increment_build.py [--records 10]
 
 What a user runs after each small landing, models and data tests alike (dbt's unit tests left
 out, as `cdc-dbt build` leaves them). The demo landing is copied with the last records of one
