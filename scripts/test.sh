@@ -18,7 +18,7 @@ echo "== ruff" >&2
 ruff check udfs cdc_dbt tests bench setup.py
 ruff format --check udfs cdc_dbt tests bench setup.py
 # mypy and sqlfluff each keep about one core busy: side by side they take the longer one's time
-# (about 30 s), not the sum (about 47 s). mypy's report follows sqlfluff's.
+# (35 s here), not the sum (47 s). mypy's report follows sqlfluff's.
 echo "== mypy and sqlfluff" >&2
 mypy_report="$(mktemp)"
 mypy >"$mypy_report" 2>&1 &
