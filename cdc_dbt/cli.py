@@ -39,6 +39,7 @@ from cdc_dbt.command_channel import client_environment, run_on_server
 from cdc_dbt.json_lines import write_json_lines
 from cdc_dbt.serve import ServerAddress, run_sql_on_server, running_server, serve_command
 from cdc_dbt.settings import INSTALLED_PROJECT_DIR, Settings, load_settings
+from cdc_dbt.up_to_date import forget_last_build, is_read_only_statement, run_unless_up_to_date
 from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
 
 USAGE = __doc__ or ""
@@ -92,6 +93,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args[0] == "serve":
             return serve_command(args[1:], settings, lambda dbt_args: run_dbt_in_server(settings, dbt_args))
+        if args[0] == "sql" and not is_read_only_statement(args[1]):
+            forget_last_build(settings.warehouse_dir)  # the next build runs, whatever the statement changed
         if server:
             print(f"cdc-dbt: through the warm server at {server.host}:{server.port} (cdc-dbt serve)", file=sys.stderr)
             return run_sql_on_server(server, args[1]) if args[0] == "sql" else run_dbt_on_server(server, settings, args)
@@ -99,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _lock = hold_warehouse(settings.warehouse_dir, command) if starts_spark else None
         if args[0] == "sql":
             return run_sql(settings, args[1])
-        return run_dbt(settings, args)
+        return run_unless_up_to_date(settings, command, args, os.environ, lambda: run_dbt(settings, args))
     except WarehouseInUseError as error:
         print(f"cdc-dbt: {error}", file=sys.stderr)
         return 3
@@ -285,7 +288,11 @@ def run_dbt_on_server(server: ServerAddress, settings: Settings, args: list[str]
             file=sys.stderr,
         )
         return 2
-    settings_environment = {"CDC_LANDING_DIR": str(settings.landing_dir), "CDC_SCHEMA": settings.schema}
+    settings_environment = {
+        "CDC_LANDING_DIR": str(settings.landing_dir),
+        "CDC_SCHEMA": settings.schema,
+        "CDC_SKIP_UNCHANGED": os.environ.get("CDC_SKIP_UNCHANGED", "true"),
+    }
     return run_on_server(server.commands, args, client_environment(settings_environment, dict(os.environ)))
 
 
@@ -295,7 +302,12 @@ def run_dbt_in_server(server_settings: Settings, args: list[str]) -> int:
     settings = replace(
         load_settings(), warehouse_dir=server_settings.warehouse_dir, master_url=server_settings.master_url
     )
-    return invoke_dbt(settings, args)
+    from dbt_common.events.functions import get_capture_stream
+
+    def say(line: str) -> None:  # to the client, as dbt's console output goes (command_channel.py)
+        print(line, file=get_capture_stream() or sys.stdout, flush=True)
+
+    return run_unless_up_to_date(settings, dbt_command(args), args, os.environ, lambda: invoke_dbt(settings, args), say)
 
 
 def invoke_dbt(settings: Settings, args: list[str], callbacks: Sequence[Callable[[Any], None]] = ()) -> int:

@@ -67,6 +67,11 @@ def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
     parsed, changes, tables, ignored, quarantined = map(int, counts.groups())
     assert (parsed, quarantined) == (changes + ignored + quarantined, 2)
 
+    # Nothing landed since: the same build is answered at once, without Spark.
+    again = cdc_dbt(["build", "--target-path", str(tmp_path / "target")], landing, warehouse)
+    assert (again.returncode, again.stderr) == (0, "")
+    assert again.stdout.startswith("cdc-dbt: nothing to build:") and len(again.stdout.splitlines()) == 1
+
     queried = cdc_dbt(
         [
             "sql",

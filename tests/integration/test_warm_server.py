@@ -7,8 +7,9 @@ runs the models and dbt's unit tests, the comparison is its oracle); a HiveServe
 thrift method uses) reads a typed mart with its types; `cdc-dbt sql` goes through the server and
 prints what the in-process session prints; `cdc-dbt`'s dbt commands run in the server's process and
 print what they print without it; two clients querying while an incremental build runs
-get answers, each read of a table seeing it before or after a model's write, never half-written. SIGTERM
-stops it with nothing left running.
+get answers, each read of a table seeing it before or after a model's write, never half-written; the
+same run again, with nothing new, is answered at once, and runs once a statement changed the
+warehouse. SIGTERM stops it with nothing left running.
 """
 
 import json
@@ -259,12 +260,7 @@ def test_clients_querying_during_a_build_see_each_table_before_or_after_it(
     for client in clients:
         client.start()
     try:
-        # The models of the two tables the clients read: what a build writes under them.
-        build = server.run(
-            str(VENV_BIN / "cdc-dbt"), "run", "--vars", "{example_marts: true}",
-            "--select", "+cdc_current +customers_current",
-            "--target-path", str(server.folder / "target-incremental"),
-        )  # fmt: skip
+        build = server.run(*incremental_run(server))
     finally:
         building.clear()
         for client in clients:
@@ -280,6 +276,33 @@ def test_clients_querying_during_a_build_see_each_table_before_or_after_it(
     for table, (count_before, count_after) in enumerate(zip(before, after, strict=True)):
         seen = {answer[table] for answer in answers}
         assert seen <= {count_before, count_after}, f"table {table}: {seen}, not only {count_before}, {count_after}"
+
+
+def incremental_run(server: Server) -> list[str]:
+    """The models of the two tables the clients read: what a build writes under them."""
+    return [
+        str(VENV_BIN / "cdc-dbt"), "run", "--vars", "{example_marts: true}",
+        "--select", "+cdc_current +customers_current",
+        "--target-path", str(server.folder / "target-incremental"),
+    ]  # fmt: skip
+
+
+def test_the_same_run_with_nothing_new_is_answered_at_once_and_a_written_statement_makes_it_run(
+    server: Server, built_with_plain_dbt: subprocess.CompletedProcess[str]
+) -> None:
+    """After the clients' test's run: nothing landed since, so the same command does nothing and
+    says so; once a statement dropped one of its views, the same command runs and brings it back."""
+    again = server.run(*incremental_run(server))
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr
+    assert again.stdout.startswith("cdc-dbt: nothing to run: no landed file, project file or table changed")
+    assert len(again.stdout.splitlines()) == 1, "no model ran"
+
+    dropped = server.run(str(VENV_BIN / "cdc-dbt"), "sql", "drop view cdc.customers_current")
+    assert dropped.returncode == 0, dropped.stderr
+    rebuilt = server.run(*incremental_run(server))
+    assert rebuilt.returncode == 0, rebuilt.stdout[-3000:] + rebuilt.stderr
+    assert "nothing to run" not in rebuilt.stdout
+    assert server.query("select count(*) > 0 from cdc.customers_current") == [(True,)]
 
 
 def process_group_alive(group_id: int) -> bool:
