@@ -21,6 +21,7 @@ environment (each optional):
   SPARK_MASTER_URL    a Spark cluster, e.g. spark://host:7077       (default: embedded local[*])
   CDC_SHUFFLE_PARTITIONS  spark.sql.shuffle.partitions              (default: 8)
   CDC_SERVER_PORT     the warm server's port                        (default: 10000)
+  CDC_SKIP_UNCHANGED  false: build/run even when nothing changed    (default: true)
 """
 
 import contextlib

@@ -192,7 +192,8 @@ def _file_states(path: Path) -> Iterable[str]:
         state = path.stat()
         yield f"\t{state.st_size}\t{state.st_mtime_ns}\n"
         return
-    for folder, _, files in os.walk(path):
+    # Linked folders are followed, as Spark follows them when it lists the landing folder.
+    for folder, _, files in os.walk(path, followlinks=True):
         if "__pycache__" in folder:
             continue
         for name in files:

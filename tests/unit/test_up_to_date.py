@@ -46,6 +46,8 @@ def settings(tmp_path: Path) -> Settings:
     (project / "models" / "orders.sql").write_text("select 1 as id\n")
     landing.mkdir()
     (landing / "part-0.json").write_text('{"topic": "t", "partition": 0, "offset": 0}\n')
+    (tmp_path / "elsewhere").mkdir()
+    (landing / "linked").symlink_to(tmp_path / "elsewhere")
     return Settings(project, landing, tmp_path / "warehouse", None)
 
 
@@ -78,6 +80,9 @@ def test_the_same_build_again_is_answered_without_running(
         pytest.param(lambda s: (s.landing_dir / "part-1.json").write_text("{}\n"), id="a new landed file"),
         pytest.param(lambda s: touch_later(s.landing_dir / "part-0.json"), id="a landed file rewritten"),
         pytest.param(lambda s: (s.landing_dir / "part-0.json").unlink(), id="a landed file removed"),
+        pytest.param(
+            lambda s: (s.landing_dir / "linked" / "part-2.json").write_text("{}\n"), id="a file in a linked folder"
+        ),
         pytest.param(lambda s: (s.project_dir / "models" / "orders.sql").write_text("select 2 as id\n"), id="a model"),
         pytest.param(lambda s: (s.project_dir / "models" / "new.sql").write_text("select 1\n"), id="a new model"),
         pytest.param(lambda s: touch_later(s.project_dir / "dbt_project.yml"), id="dbt_project.yml"),
