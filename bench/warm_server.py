@@ -1,4 +1,4 @@
-"""The same five `cdc-dbt` commands cold (each starts its own JVM and session, as without a server) and
+"""The same six `cdc-dbt` commands cold (each starts its own JVM and session, as without a server) and
 warm (through `cdc-dbt serve` on the same warehouse), in one run.
 
     python bench/warm_server.py [--repeat 2]
