@@ -13,16 +13,18 @@ def dbt_run(landing: Path, target: Path, schema: str, *extra: str) -> float:
     return dbt_command("run", landing, target, schema, *extra)
 
 
-def dbt_command(command: str, landing: Path, target: Path, schema: str, *extra: str) -> float:
-    """dbt `command` (run, build) of the project over `landing` into `schema`, in this process's
-    SparkSession; seconds."""
+def dbt_command(
+    command: str, landing: Path, target: Path, schema: str, *extra: str, project_dir: Path = PACKAGE_PROJECT_DIR
+) -> float:
+    """dbt `command` (run, build) of the project (cdc-dbt's own, or a copy at `project_dir`) over
+    `landing` into `schema`, in this process's SparkSession; seconds."""
     from dbt.cli.main import dbtRunner
 
     os.environ["CDC_LANDING_DIR"] = str(landing)
     os.environ["CDC_SCHEMA"] = schema
     args = [
         command,
-        "--project-dir", str(PACKAGE_PROJECT_DIR),
+        "--project-dir", str(project_dir),
         "--profiles-dir", str(PACKAGE_PROJECT_DIR),
         "--target", "local",
         "--target-path", str(target),

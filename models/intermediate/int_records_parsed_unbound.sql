@@ -2,7 +2,9 @@
     Every landed record once, parsed on its own by the `cdc_parse_record` UDF (udfs/records.py)
     into one of three outcomes: a change, a counted ignore class, or a quarantine reason. Landing
     problems (a line that is no kcat record, bytes that are not text) are quarantined without
-    parsing. Of a record delivered twice, the delivery of the first file by path is kept.
+    parsing. Of a record delivered twice, the delivery of the first file by path is kept: the
+    identities delivered more than once are found from their three columns, and only their
+    deliveries are ranked, so the wide rows of the rest are never shuffled.
 
     A Qlik data message names its table only through its metadata message, so here it is held
     (`unknown_qlik_schema`); int_qlik_records_bound binds it. The UDF runs once per record: this
@@ -21,21 +23,79 @@ deliveries as (
 
 ),
 
+not_yet_parsed as (
+
+    select deliveries.*
+    from deliveries
+    {{ cdc_not_yet_in_this('deliveries') }}
+
+),
+
+-- Found from the three narrow identity columns alone: a window over every delivery would shuffle
+-- and sort whole rows, payload included, to find what is almost always a few re-deliveries.
+-- Broadcast to the deliveries, so that their wide rows stay where they were read.
+identities_delivered_again as (
+
+    select
+        topic,
+        `partition`,
+        `offset`
+    from not_yet_parsed
+    where topic is not null and `partition` is not null and `offset` is not null
+    group by topic, `partition`, `offset`
+    having count(*) > 1
+
+),
+
+deliveries_marked as (
+
+    select /*+ broadcast(identities_delivered_again) */
+        not_yet_parsed.*,
+        identities_delivered_again.topic is not null as is_delivered_again
+    from not_yet_parsed
+    left join identities_delivered_again
+        on
+            not_yet_parsed.topic = identities_delivered_again.topic
+            and not_yet_parsed.`partition` = identities_delivered_again.`partition`
+            and not_yet_parsed.`offset` = identities_delivered_again.`offset`
+
+),
+
+-- Lines without an identity are each their own record.
+records_delivered_once as (
+
+    select * except (is_delivered_again)
+    from deliveries_marked
+    where not is_delivered_again
+
+),
+
+deliveries_of_the_others_ranked as (
+
+    select
+        *,
+        row_number() over (
+            partition by topic, `partition`, `offset`
+            order by landed_file, landing_format
+        ) as delivery_number
+    from deliveries_marked
+    where is_delivered_again
+
+),
+
+first_deliveries_of_the_others as (
+
+    select * except (is_delivered_again, delivery_number)
+    from deliveries_of_the_others_ranked
+    where delivery_number = 1
+
+),
+
 new_records as (
 
-    select * except (delivery_number)
-    from (
-        select
-            deliveries.*,
-            row_number() over (
-                partition by deliveries.topic, deliveries.`partition`, deliveries.`offset`
-                order by deliveries.landed_file, deliveries.landing_format
-            ) as delivery_number
-        from deliveries
-        {{ cdc_not_yet_in_this('deliveries') }}
-    )
-    -- Lines without an identity are each their own record.
-    where delivery_number = 1 or topic is null or `partition` is null or `offset` is null
+    select * from records_delivered_once
+    union all
+    select * from first_deliveries_of_the_others
 
 ),
 

@@ -1,0 +1,136 @@
+"""One model built at two versions of its SQL, on the same landed records, in one SparkSession.
+
+    python bench/model_versions.py --baseline <git ref> [--model int_records_parsed_unbound]
+                                   [--events 300000] [--keys 30000] [--redelivered 0.02] [--repeat 2]
+                                   [--driver-memory 4g]
+
+What a change to one model's SQL buys, measured against the model as it was at `--baseline` (a
+commit of this checkout): both versions read the same input tables and write the same table, and
+must write the same rows. It generates the Debezium PostgreSQL stream (kcat lines with the
+JsonConverter schema) and lands a share of its records a second time in a file of their own, so
+that records delivered twice take their own path through the model. Then, in one SparkSession:
+
+- a `dbt run` of everything the model reads (not timed);
+- `--repeat` rounds, each a `--full-refresh` of the model alone at the baseline, then at this
+  checkout's SQL (two copies of the project, differing in that one file), each timed;
+- a digest of every row the two versions wrote (build stamps aside), which must be equal.
+
+It prints each version's best time and the ratio this checkout / baseline.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from dbt_runs import dbt_command
+from pyspark.sql import SparkSession
+
+from cdc_dbt.generator import generate
+from cdc_dbt.project_files import DBT_PROJECT_FILES, DBT_PROJECT_FOLDERS
+from cdc_dbt.session import build_session
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+
+SCHEMA = "bench_model_versions"
+BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at")
+"""Columns that say when a build ran, which differ between any two builds."""
+
+
+def copy_of_project(folder: Path) -> Path:
+    for subfolder in DBT_PROJECT_FOLDERS:
+        shutil.copytree(PACKAGE_PROJECT_DIR / subfolder, folder / subfolder)
+    for file in DBT_PROJECT_FILES:
+        shutil.copy(PACKAGE_PROJECT_DIR / file, folder)
+    return folder
+
+
+def model_path(model: str) -> Path:
+    [path] = (PACKAGE_PROJECT_DIR / "models").rglob(f"{model}.sql")
+    return path.relative_to(PACKAGE_PROJECT_DIR)
+
+
+def at_baseline(project: Path, model: str, ref: str) -> None:
+    """Replace the model's SQL in `project` with its text at commit `ref`."""
+    path = model_path(model)
+    text = subprocess.run(
+        ["git", "show", f"{ref}:{path}"], cwd=PACKAGE_PROJECT_DIR, capture_output=True, text=True, check=True
+    ).stdout
+    (project / path).write_text(text)
+
+
+def land_again(landing: Path, share: float) -> int:
+    """Land every n-th record a second time, in one new file (a re-delivery); return how many."""
+    step = round(1 / share) if share > 0 else 0
+    records = [
+        line for file in sorted(landing.rglob("part-*.json")) for line in file.read_text().splitlines(keepends=True)
+    ]
+    again = records[::step] if step else []
+    (landing / "again.json").write_text("".join(again))
+    return len(again)
+
+
+def rows_digest(spark: SparkSession, table: str) -> tuple[int, int]:
+    """(rows, an order-free digest of them), the build stamps left out."""
+    columns = [name for name in spark.table(table).columns if name not in BUILD_STAMPS]
+    quoted = ", ".join(f"`{name}`" for name in columns)
+    row = spark.sql(f"select count(*), sum(cast(xxhash64({quoted}) as decimal(38, 0))) from {table}").first()
+    assert row is not None
+    return int(row[0]), int(row[1] or 0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", required=True, help="the commit whose SQL of the model is the baseline")
+    parser.add_argument("--model", default="int_records_parsed_unbound")
+    parser.add_argument("--events", type=int, default=300_000)
+    parser.add_argument("--keys", type=int, default=30_000)
+    parser.add_argument("--redelivered", type=float, default=0.02, help="share of the records landed again")
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--driver-memory", default="4g")
+    arguments = parser.parse_args()
+    # In local mode the executors live in the driver: this is all the heap the builds have.
+    os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-memory {arguments.driver_memory} pyspark-shell"
+
+    work = Path(tempfile.mkdtemp(prefix="cdc-bench-model-versions-"))
+    try:
+        landing = work / "landing"
+        print(f"generating {arguments.events:,} events ...", flush=True)
+        generate(landing, events=arguments.events, keys=arguments.keys, seed=11, partitions=3)
+        redelivered = land_again(landing, arguments.redelivered)
+        current = copy_of_project(work / "current")
+        baseline = copy_of_project(work / "baseline")
+        at_baseline(baseline, arguments.model, arguments.baseline)
+        spark = build_session(Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None))
+
+        print(f"building what {arguments.model} reads (not timed) ...", flush=True)
+        upstream = ("--select", f"+{arguments.model}")
+        dbt_command("run", landing, work / "target-current", SCHEMA, *upstream, project_dir=current)
+        table = f"{SCHEMA}.{arguments.model}"
+        seconds: dict[str, list[float]] = {"baseline": [], "current": []}
+        digests: dict[str, tuple[int, int]] = {}
+        for _ in range(arguments.repeat):
+            for version, project in (("baseline", baseline), ("current", current)):
+                options = ("--select", arguments.model, "--full-refresh")
+                # A target folder per project: dbt's partial parsing keeps one project's state there.
+                target = work / f"target-{version}"
+                seconds[version].append(dbt_command("run", landing, target, SCHEMA, *options, project_dir=project))
+                digests[version] = rows_digest(spark, table)
+        spark.stop()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+    best = {version: min(times) for version, times in seconds.items()}
+    print(f"\n{arguments.model}, {arguments.events:,} events, {redelivered:,} records landed twice")
+    print(f"baseline ({arguments.baseline}): {best['baseline']:7.1f} s   (each: {json.dumps(seconds['baseline'])})")
+    print(f"this checkout:       {best['current']:7.1f} s   (each: {json.dumps(seconds['current'])})")
+    print(f"this checkout / baseline: {best['current'] / best['baseline']:.2f}")
+    print(f"rows written (each version): {digests['current'][0]:,}")
+    if digests["baseline"] != digests["current"]:
+        raise SystemExit(f"the two versions wrote different rows: {digests}")
+
+
+if __name__ == "__main__":
+    main()
