@@ -495,10 +495,6 @@ The project's generic tests are named with its package name: a user's own dbt pr
 installs cdc-dbt as a package finds them only so (and this project too)."""
 
 
-def _grain_test(columns: list[str]) -> dict[str, Any]:
-    return {"cdc_dbt.unique_combination_of_columns": {"arguments": {"combination_of_columns": columns}}}
-
-
 def _not_null() -> dict[str, Any]:
     """A column's rules: never null. A new dict each time: yaml.dump writes a shared one as an alias."""
     return {"not_null": True}
@@ -509,12 +505,13 @@ def _accepted_values(values: list[str]) -> dict[str, Any]:
     return {"accepted_values": values}
 
 
-def _with_column_rules(model: dict[str, Any]) -> dict[str, Any]:
+def _with_column_rules(model: dict[str, Any], grain: list[str]) -> dict[str, Any]:
     """The model with its columns' `rules` moved into one `cdc_dbt.column_rules` test, first in its
-    data_tests: one query checks every rule of the model. Columns in the order the model lists them."""
+    data_tests, with its `grain`: one query checks every rule of the model and that no two rows share
+    the grain's values. Columns in the order the model lists them."""
     rules = {column["name"]: column.pop("rules") for column in model["columns"] if "rules" in column}
     # Named: dbt would otherwise name the test after all its arguments, hundreds of characters.
-    column_rules = {"name": f"column_rules_{model['name']}", "arguments": {"columns": rules}}
+    column_rules = {"name": f"column_rules_{model['name']}", "arguments": {"columns": rules, "grain": grain}}
     model["data_tests"] = [{"cdc_dbt.column_rules": column_rules}, *model["data_tests"]]
     return model
 
@@ -560,7 +557,7 @@ def _current_model(mart: Mart) -> dict[str, Any]:
         "name": f"{mart.model_stem}_current",
         "description": f"Typed current state of {_label(mart)}: one row per live row, from cdc_current.",
         "config": _model_config(mart),
-        "data_tests": [_grain_test(["source_db", *mart.key_names]), FIELDS_LANDED_TEST],
+        "data_tests": [FIELDS_LANDED_TEST],
         "columns": [
             _source_db_column(mart),
             _row_key_column("cdc_current"),
@@ -578,7 +575,7 @@ def _current_model(mart: Mart) -> dict[str, Any]:
             },
         ],
     }
-    return _with_column_rules(model)
+    return _with_column_rules(model, ["source_db", *mart.key_names])
 
 
 def _history_model(mart: Mart) -> dict[str, Any]:
@@ -588,7 +585,7 @@ def _history_model(mart: Mart) -> dict[str, Any]:
             f"Typed history (SCD type 2) of {_label(mart)}: one row per version of a row, from cdc_history."
         ),
         "config": _model_config(mart),
-        "data_tests": [_grain_test(["source_db", *mart.key_names, "version"])],
+        "data_tests": [],
         "columns": [
             _source_db_column(mart),
             _row_key_column("cdc_history"),
@@ -623,7 +620,7 @@ def _history_model(mart: Mart) -> dict[str, Any]:
             },
         ],
     }
-    return _with_column_rules(model)
+    return _with_column_rules(model, ["source_db", *mart.key_names, "version"])
 
 
 CURRENT_SQL = "{{ cdc_dbt.cdc_typed_current() }}\n"

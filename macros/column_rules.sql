@@ -1,9 +1,10 @@
 {#
-    The rules of the `column_rules` test's `columns` argument (tests/generic/column_rules.sql), each
-    as its column, its name as a failure shows it, and the condition a row breaking it meets; one
-    clear compiler error for a malformed entry.
+    The rules of the `column_rules` test (tests/generic/column_rules.sql), each as its column, its
+    name as a failure shows it, and `failing_rows`, the aggregate counting the rows that break it:
+    the rules of `columns`, then the grain's when `grain` is given. One clear compiler error for a
+    malformed entry.
 #}
-{% macro cdc_column_rule_list(columns) %}
+{% macro cdc_column_rule_list(columns, grain=none, grain_where=none) %}
     {%- if columns is not mapping or (columns | length) == 0 -%}
         {{ exceptions.raise_compiler_error(
             "column_rules: `columns` must map each column name to its rules, got " ~ tojson(columns)
@@ -25,10 +26,12 @@
             {%- do rules.append({
                 'column': column_name,
                 'name': 'not_null where ' ~ not_null,
-                'breaks': column ~ ' is null and (' ~ not_null ~ ')',
+                'failing_rows': 'count_if(' ~ column ~ ' is null and (' ~ not_null ~ '))',
             }) -%}
         {%- elif not_null is sameas true -%}
-            {%- do rules.append({'column': column_name, 'name': 'not_null', 'breaks': column ~ ' is null'}) -%}
+            {%- do rules.append({
+                'column': column_name, 'name': 'not_null', 'failing_rows': 'count_if(' ~ column ~ ' is null)',
+            }) -%}
         {%- elif not_null is not none -%}
             {{ exceptions.raise_compiler_error(
                 "column_rules: `not_null` of `" ~ column_name ~ "` must be true or a condition, got " ~ tojson(not_null)
@@ -50,9 +53,41 @@
             {%- do rules.append({
                 'column': column_name,
                 'name': 'accepted_values',
-                'breaks': column ~ ' is not null and ' ~ column ~ ' not in (' ~ (literals | join(', ')) ~ ')',
+                'failing_rows': 'count_if(' ~ column ~ ' is not null and ' ~ column ~ ' not in ('
+                    ~ (literals | join(', ')) ~ '))',
             }) -%}
         {%- endif -%}
     {%- endfor -%}
+    {%- if grain is not none -%}
+        {%- do rules.append(cdc_dbt.cdc_grain_rule(grain, grain_where)) -%}
+    {%- elif grain_where is not none -%}
+        {{ exceptions.raise_compiler_error("column_rules: `grain_where` needs a `grain`") }}
+    {%- endif -%}
     {{ return(rules) }}
+{% endmacro %}
+
+{#
+    The grain rule of `column_rules`: no two rows (of those meeting `grain_where`, when given)
+    share the values of the `grain` columns. Nulls count as values, as when grouping (dbt-utils'
+    `unique_combination_of_columns` treats them so too). Its failing rows are the rows beyond the
+    first of each combination.
+#}
+{% macro cdc_grain_rule(grain, grain_where=none) %}
+    {%- set column_list = cdc_dbt.cdc_quoted_column_list('column_rules', 'grain', grain) -%}
+    {%- if grain_where is none -%}
+        {%- set rows, combination, name = 'count(*)', 'struct(' ~ column_list ~ ')', 'unique combination' -%}
+    {%- elif grain_where is string and grain_where | trim -%}
+        {%- set rows = 'count_if(' ~ grain_where ~ ')' -%}
+        {%- set combination = 'if(' ~ grain_where ~ ', struct(' ~ column_list ~ '), null)' -%}
+        {%- set name = 'unique combination where ' ~ grain_where -%}
+    {%- else -%}
+        {{ exceptions.raise_compiler_error(
+            "column_rules: `grain_where` must be a condition (SQL text), got " ~ tojson(grain_where)
+        ) }}
+    {%- endif -%}
+    {{ return({
+        'column': grain | join(', '),
+        'name': name,
+        'failing_rows': rows ~ ' - count(distinct ' ~ combination ~ ')',
+    }) }}
 {% endmacro %}

@@ -7,10 +7,13 @@
 
     As in dbt's own tests, `accepted_values` lets nulls through (a `not_null` rule says whether they
     are allowed) and compares the column with each value as a string literal.
-#}
-{% test column_rules(model, columns) %}
 
-{%- set rules = cdc_dbt.cdc_column_rule_list(columns) %}
+    With `grain` (and `grain_where`), the same query checks the model's grain too, as
+    `unique_combination_of_columns` (with `config: where:`) would in a query of its own.
+#}
+{% test column_rules(model, columns, grain=none, grain_where=none) %}
+
+{%- set rules = cdc_dbt.cdc_column_rule_list(columns, grain, grain_where) %}
 
 with
 
@@ -18,7 +21,7 @@ rule_counts as (
 
     select
         {%- for rule in rules %}
-        count_if({{ rule.breaks }}) as rule_{{ loop.index }}{{ ',' if not loop.last }}
+        {{ rule.failing_rows }} as rule_{{ loop.index }}{{ ',' if not loop.last }}
         {%- endfor %}
     from {{ model }}
 

@@ -1,6 +1,6 @@
-"""`column_rules`, the test that checks every `not_null` and `accepted_values` rule of a model in
-one query, fails with one row per broken rule (its column, the rule, how many rows break it), lets
-what the rules allow through, and stops a malformed declaration with one clear error.
+"""`column_rules`, the test that checks every `not_null` and `accepted_values` rule of a model and
+its grain in one query, fails with one row per broken rule (its column, the rule, how many rows
+break it), lets what the rules allow through, and stops a malformed declaration with one clear error.
 
 Every build of the suite runs it on the project's own models, where it must pass; here a copy of
 the project adds a small model whose rows break some rules and keep others, and builds it.
@@ -19,7 +19,8 @@ RULES_BROKEN = """
 select * from values
     ('change', null, 'c', "it's"),
     ('ignored', null, 'x', null),
-    (null, 'late', 'd', "it's")
+    (null, 'late', 'd', "it's"),
+    ('change', null, 'c', "it's")
 as rows (outcome, reason, op, note)
 """
 RULES_BROKEN_RULES = {
@@ -30,9 +31,13 @@ RULES_BROKEN_RULES = {
 }
 
 
-def declared(model: str, columns: object) -> str:
+RULES_BROKEN_GRAIN = {"grain": ["note"], "grain_where": "outcome = 'change'"}
+"""Two rows of `change` share their note (of all rows, three do)."""
+
+
+def declared(model: str, columns: object, **grain: object) -> str:
     """The YAML of `model` with one column_rules test whose `columns` argument is `columns`."""
-    test = {"column_rules": {"arguments": {"columns": columns}}}
+    test = {"column_rules": {"arguments": {"columns": columns, **grain}}}
     return yaml.safe_dump({"version": 2, "models": [{"name": model, "data_tests": [test]}]}, sort_keys=False)
 
 
@@ -43,10 +48,12 @@ def test_broken_rules_fail_one_row_each_and_a_misdeclared_rule_stops_the_build_n
     models = project / "models" / "marts" / "checks"
     models.mkdir()
     (models / "rules_broken.sql").write_text(RULES_BROKEN)
-    (models / "_rules_broken__models.yml").write_text(declared("rules_broken", RULES_BROKEN_RULES))
+    (models / "_rules_broken__models.yml").write_text(
+        declared("rules_broken", RULES_BROKEN_RULES, **RULES_BROKEN_GRAIN)
+    )
     build = {"landing_dir": DEMO_LANDING, "schema": demo_build.schema, "project_dir": project}
     try:
-        with pytest.raises(AssertionError, match="Got 3 results, configured to fail if != 0"):
+        with pytest.raises(AssertionError, match="Got 4 results, configured to fail if != 0"):
             dbt_project.build(**build, select="rules_broken")
         [compiled] = (dbt_project.target_dir / "compiled").rglob("column_rules_rules_broken_*.sql")
         broken_rules = demo_build.rows(compiled.read_text())
@@ -67,6 +74,7 @@ def test_broken_rules_fail_one_row_each_and_a_misdeclared_rule_stops_the_build_n
             {"column_name": "outcome", "rule": "not_null", "failing_rows": 1},
             {"column_name": "reason", "rule": "not_null where outcome = 'ignored'", "failing_rows": 1},
             {"column_name": "op", "rule": "accepted_values", "failing_rows": 1},
+            {"column_name": "note", "rule": "unique combination where outcome = 'change'", "failing_rows": 1},
         ],
         key=str,
     )

@@ -68,13 +68,18 @@ def test_every_model_and_column_is_described(manifest: Any) -> None:
     assert undocumented == []
 
 
+def is_grain_test(test: Any) -> bool:
+    """`unique`, `unique_combination_of_columns`, or `column_rules` with a `grain`."""
+    metadata = getattr(test, "test_metadata", None)
+    if metadata is None:
+        return False
+    return metadata.name in ("unique_combination_of_columns", "unique") or (
+        metadata.name == "column_rules" and bool(metadata.kwargs.get("grain"))
+    )
+
+
 def test_every_model_states_its_grain_and_has_a_grain_test(manifest: Any) -> None:
-    grain_tests = {"unique_combination_of_columns", "unique"}
-    tested = {
-        node.attached_node
-        for node in own_nodes(manifest, "test")
-        if getattr(node, "test_metadata", None) and node.test_metadata.name in grain_tests
-    }
+    tested = {node.attached_node for node in own_nodes(manifest, "test") if is_grain_test(node)}
     models = own_nodes(manifest, "model")
     assert [m.name for m in models if m.unique_id not in tested] == []
     assert [m.name for m in models if not re.search(r"\bone row per\b", m.description, re.IGNORECASE)] == []

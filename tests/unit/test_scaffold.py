@@ -419,8 +419,10 @@ def column_rules(model: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def grain(model: dict[str, Any]) -> list[str]:
-    (test,) = [test for test in model["data_tests"] if "cdc_dbt.unique_combination_of_columns" in test]
-    columns: list[str] = test["cdc_dbt.unique_combination_of_columns"]["arguments"]["combination_of_columns"]
+    """The grain of the model's `cdc_dbt.column_rules` test: the model's one uniqueness check."""
+    (test,) = [test for test in model["data_tests"] if "cdc_dbt.column_rules" in test]
+    assert not [test for test in model["data_tests"] if "cdc_dbt.unique_combination_of_columns" in test]
+    columns: list[str] = test["cdc_dbt.column_rules"]["arguments"]["grain"]
     return columns
 
 
