@@ -1,6 +1,6 @@
 """A `cdc-dbt build` of one new file of 10 records after the demo, against the demo's full build.
 
-    .venv/bin/python bench/small_increment_build.py [--records 10]
+    .venv/bin/python bench/small_increment_build.py [--records 10] [--slowest 8]
 
 What a user runs after each small landing, models and data tests alike (dbt's unit tests left
 out, as `cdc-dbt build` leaves them). The demo landing is copied with the last records of one
@@ -54,6 +54,7 @@ def time_by_resource_type(target: Path) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=10)
+    parser.add_argument("--slowest", type=int, default=8, help="how many of the increment's slowest nodes to print")
     arguments = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="cdc-bench-small-increment-"))
@@ -84,7 +85,7 @@ def main() -> None:
                 f"{name}, summed over nodes: models {by_type.get('model', 0.0):.1f} s,"
                 f" data tests {by_type.get('test', 0.0):.1f} s"
             )
-        slowest = ", ".join(f"{name} {seconds}" for name, seconds in slowest_models(target, 8))
+        slowest = ", ".join(f"{name} {seconds}" for name, seconds in slowest_models(target, arguments.slowest))
         print(f"slowest nodes of the increment (s): {slowest}")
         if parsed != arguments.records:
             raise SystemExit(f"the increment loaded {parsed} records, not {arguments.records}")

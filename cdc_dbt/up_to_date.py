@@ -39,7 +39,7 @@ READ_ONLY_STATEMENTS = ("select", "with", "show", "describe", "desc", "explain",
 FULL_REFRESH_FLAGS = ("--full-refresh", "-f")
 DISPLAY_VARIABLES = ("DBT_USE_COLORS", "DBT_LOG_", "DBT_PRINTER_WIDTH", "DBT_QUIET", "DBT_SEND_ANONYMOUS_USAGE_STATS")
 """DBT_* variables that change what dbt prints, not what it builds."""
-DBT_PROJECT_FOLDERS = {
+PROJECT_FOLDER_SETTINGS = {
     "model-paths": ["models"],
     "macro-paths": ["macros"],
     "test-paths": ["tests"],
@@ -49,7 +49,7 @@ DBT_PROJECT_FOLDERS = {
     "docs-paths": [],
 }
 """The folders of a dbt project that its build reads, with dbt's defaults."""
-DBT_PROJECT_FILES = ("dbt_project.yml", "packages.yml", "dependencies.yml", "selectors.yml")
+PROJECT_YAML_FILES = ("dbt_project.yml", "packages.yml", "dependencies.yml", "selectors.yml")
 
 
 @dataclass(frozen=True)
@@ -161,9 +161,9 @@ def project_paths(settings: Settings) -> list[Path]:
         config = yaml.safe_load((project / "dbt_project.yml").read_text()) or {}
     except (OSError, yaml.YAMLError):
         config = {}
-    paths = [project / name for name in DBT_PROJECT_FILES]
+    paths = [project / name for name in PROJECT_YAML_FILES]
     paths.append(settings.profiles_dir / "profiles.yml")
-    for key, default in DBT_PROJECT_FOLDERS.items():
+    for key, default in PROJECT_FOLDER_SETTINGS.items():
         paths += [project / str(folder) for folder in config.get(key, default) or []]
     paths.append(project / str(config.get("packages-install-path", "dbt_packages")))
     return paths
