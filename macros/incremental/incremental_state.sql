@@ -137,6 +137,33 @@
 {% endmacro %}
 
 {#
+    The rows of `relation` in its newest generation, as a derived table: the keys the last build
+    recomputed, each with all its rows (a build recomputes a key from all its events). What the
+    per-key data tests check, so that a build checks what it wrote; earlier builds checked theirs.
+    The maximum is a subquery Spark evaluates before it lists the table's files, so only that
+    generation's partition is read.
+#}
+{#
+    What a per-key generic test reads: the model, or with `generation_column` the rows of its
+    newest generation (a row-state table).
+#}
+{% macro cdc_rows_to_check(test_name, model, generation_column=none) %}
+    {%- if generation_column is none -%}
+        {{- return(model) -}}
+    {%- endif -%}
+    {%- do cdc_dbt.cdc_check_name_arguments(test_name, {'generation_column': generation_column}) -%}
+    {{- return(cdc_dbt.cdc_rows_of_newest_generation(model, generation_column)) -}}
+{% endmacro %}
+
+{% macro cdc_rows_of_newest_generation(relation, generation_column='generation') %}
+    {%- set generation = cdc_dbt.cdc_quote_identifier(generation_column) -%}
+    {{- return(
+        '(select * from ' ~ relation ~ ' where ' ~ generation ~ ' = (select max(' ~ generation ~ ') from '
+        ~ relation ~ ')) as newest_generation'
+    ) -}}
+{%- endmacro %}
+
+{#
     Post-hook of the row-state models: once this build's generation holds every key of the older
     generations (a compaction, or a recompute of every key), the older ones are only superseded
     rows, and are dropped. Counting rows first keeps the check off ordinary builds: a generation

@@ -8,7 +8,8 @@
     model,
     is_current_column='is_current',
     valid_to_column='valid_to',
-    ended_by_column='ended_by'
+    ended_by_column='ended_by',
+    generation_column=none
 ) %}
 
 {%- do cdc_dbt.cdc_check_name_arguments('scd2_current_iff_open', {
@@ -33,7 +34,7 @@ checked as (
             when not ({{ is_current }} <=> ({{ valid_to }} is null and {{ ended_by }} is null))
                 then 'is_current disagrees with valid_to and ended_by'
         end as violation
-    from {{ model }}
+    from {{ cdc_dbt.cdc_rows_to_check('scd2_current_iff_open', model, generation_column) }}
 
 ),
 

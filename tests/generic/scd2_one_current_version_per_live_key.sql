@@ -10,7 +10,8 @@
     version_column='version',
     is_current_column='is_current',
     valid_to_column='valid_to',
-    ended_by_column='ended_by'
+    ended_by_column='ended_by',
+    generation_column=none
 ) %}
 
 {%- do cdc_dbt.cdc_check_name_arguments('scd2_one_current_version_per_live_key', {
@@ -34,7 +35,7 @@ versions as (
             {{ cdc_dbt.cdc_quote_identifier(valid_to_column) }} is null
             and {{ cdc_dbt.cdc_quote_identifier(ended_by_column) }} is null
         ) as is_open_version
-    from {{ model }}
+    from {{ cdc_dbt.cdc_rows_to_check('scd2_one_current_version_per_live_key', model, generation_column) }}
 
 ),
 

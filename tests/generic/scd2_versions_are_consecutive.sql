@@ -5,7 +5,8 @@
 {% test scd2_versions_are_consecutive(
     model,
     key_columns=['source_db', 'source_table', 'row_key'],
-    version_column='version'
+    version_column='version',
+    generation_column=none
 ) %}
 
 {%- do cdc_dbt.cdc_check_name_arguments('scd2_versions_are_consecutive', {'version_column': version_column}) -%}
@@ -23,7 +24,7 @@ key_summaries as (
         max({{ version }}) as last_version_number,
         count(*) as version_count,
         count(distinct {{ version }}) as distinct_version_count
-    from {{ model }}
+    from {{ cdc_dbt.cdc_rows_to_check('scd2_versions_are_consecutive', model, generation_column) }}
     group by {{ key_list }}
 
 ),

@@ -16,7 +16,8 @@
     valid_from_column='valid_from',
     valid_to_column='valid_to',
     ended_by_column='ended_by',
-    replaced_marker='u'
+    replaced_marker='u',
+    generation_column=none
 ) %}
 
 {%- do cdc_dbt.cdc_check_name_arguments('scd2_versions_do_not_overlap', {
@@ -41,7 +42,7 @@ versions as (
         {{ cdc_dbt.cdc_quote_identifier(ended_by_column) }} as version_ended_by,
         lead({{ cdc_dbt.cdc_quote_identifier(version_column) }}) over key_versions as next_version_number,
         lead({{ cdc_dbt.cdc_quote_identifier(valid_from_column) }}) over key_versions as next_valid_from
-    from {{ model }}
+    from {{ cdc_dbt.cdc_rows_to_check('scd2_versions_do_not_overlap', model, generation_column) }}
     window key_versions as (
         partition by {{ key_list }}
         order by {{ cdc_dbt.cdc_quote_identifier(version_column) }}
