@@ -30,21 +30,13 @@ from dbt_runs import dbt_command
 from pyspark.sql import SparkSession
 
 from cdc_dbt.generator import generate
-from cdc_dbt.project_files import DBT_PROJECT_FILES, DBT_PROJECT_FOLDERS
+from cdc_dbt.project_files import copy_dbt_project
 from cdc_dbt.session import build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 
 SCHEMA = "bench_model_versions"
 BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at")
 """Columns that say when a build ran, which differ between any two builds."""
-
-
-def copy_of_project(folder: Path) -> Path:
-    for subfolder in DBT_PROJECT_FOLDERS:
-        shutil.copytree(PACKAGE_PROJECT_DIR / subfolder, folder / subfolder)
-    for file in DBT_PROJECT_FILES:
-        shutil.copy(PACKAGE_PROJECT_DIR / file, folder)
-    return folder
 
 
 def model_path(model: str) -> Path:
@@ -100,8 +92,8 @@ def main() -> None:
         print(f"generating {arguments.events:,} events ...", flush=True)
         generate(landing, events=arguments.events, keys=arguments.keys, seed=11, partitions=3)
         redelivered = land_again(landing, arguments.redelivered)
-        current = copy_of_project(work / "current")
-        baseline = copy_of_project(work / "baseline")
+        current = copy_dbt_project(PACKAGE_PROJECT_DIR, work / "current")
+        baseline = copy_dbt_project(PACKAGE_PROJECT_DIR, work / "baseline")
         at_baseline(baseline, arguments.model, arguments.baseline)
         spark = build_session(Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None))
 

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
-from cdc_dbt.project_files import DBT_PROJECT_FILES, DBT_PROJECT_FOLDERS
+from cdc_dbt.project_files import copy_dbt_project
 from cdc_dbt.session import SPARK_CONF_DIR, build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings, profiles_dir_of
 
@@ -244,11 +244,22 @@ DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
 
 def copy_of_project(folder: Path) -> Path:
     """A copy of the project's dbt files in `folder` (a user's checkout), to change and build."""
-    for subfolder in DBT_PROJECT_FOLDERS:
-        shutil.copytree(PACKAGE_PROJECT_DIR / subfolder, folder / subfolder)
-    for file in DBT_PROJECT_FILES:
-        shutil.copy(PACKAGE_PROJECT_DIR / file, folder)
-    return folder
+    return copy_dbt_project(PACKAGE_PROJECT_DIR, folder)
+
+
+CHECKS_FOLDER = Path("models") / "marts" / "checks"
+CHECKS_DECLARATION = CHECKS_FOLDER / "_checks__models.yml"
+
+
+def project_with_checks(folder: Path, models: dict[str, str], declaration: str) -> Path:
+    """A copy of the project with small `models` (name: SQL) and their YAML `declaration` added
+    under models/marts/checks (CHECKS_DECLARATION): what a test builds to see its checks pass or fail."""
+    project = copy_of_project(folder)
+    (project / CHECKS_FOLDER).mkdir()
+    for name, sql in models.items():
+        (project / CHECKS_FOLDER / f"{name}.sql").write_text(sql)
+    (project / CHECKS_DECLARATION).write_text(declaration)
+    return project
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.integration.conftest import DEMO_LANDING, Build, DbtProject, copy_of_project
+from tests.integration.conftest import CHECKS_DECLARATION, DEMO_LANDING, Build, DbtProject, project_with_checks
 
 pytestmark = pytest.mark.spark
 
@@ -44,12 +44,10 @@ def declared(model: str, columns: object, **grain: object) -> str:
 def test_broken_rules_fail_one_row_each_and_a_misdeclared_rule_stops_the_build_naming_it(
     demo_build: Build, dbt_project: DbtProject, tmp_path: Path
 ) -> None:
-    project = copy_of_project(tmp_path / "project")
-    models = project / "models" / "marts" / "checks"
-    models.mkdir()
-    (models / "rules_broken.sql").write_text(RULES_BROKEN)
-    (models / "_rules_broken__models.yml").write_text(
-        declared("rules_broken", RULES_BROKEN_RULES, **RULES_BROKEN_GRAIN)
+    project = project_with_checks(
+        tmp_path / "project",
+        {"rules_broken": RULES_BROKEN},
+        declared("rules_broken", RULES_BROKEN_RULES, **RULES_BROKEN_GRAIN),
     )
     build = {"landing_dir": DEMO_LANDING, "schema": demo_build.schema, "project_dir": project}
     try:
@@ -59,7 +57,7 @@ def test_broken_rules_fail_one_row_each_and_a_misdeclared_rule_stops_the_build_n
         broken_rules = demo_build.rows(compiled.read_text())
 
         # A rule misspelled: the build stops before running anything, naming the column and the rule.
-        (models / "_rules_broken__models.yml").write_text(declared("rules_broken", {"op": {"not_nul": True}}))
+        (project / CHECKS_DECLARATION).write_text(declared("rules_broken", {"op": {"not_nul": True}}))
         with pytest.raises(AssertionError) as misdeclared:
             dbt_project.build(**build, select="rules_broken")
     finally:  # the demo's schema is shared: leave it as the demo's build made it

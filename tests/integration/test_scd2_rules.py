@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.integration.conftest import DEMO_LANDING, Build, DbtProject, copy_of_project
+from tests.integration.conftest import DEMO_LANDING, Build, DbtProject, project_with_checks
 
 pytestmark = pytest.mark.spark
 
@@ -49,18 +49,17 @@ def declared(model: str, generation_column: str | None) -> dict[str, object]:
 def test_the_rules_read_the_newest_generation_when_told_and_every_row_otherwise(
     demo_build: Build, dbt_project: DbtProject, tmp_path: Path
 ) -> None:
-    project = copy_of_project(tmp_path / "project")
-    models = project / "models" / "marts" / "checks"
-    models.mkdir()
     cases = {
         "versions_superseded_broken": (versions(WITH_A_GAP, CONSECUTIVE), "generation"),
         "versions_newest_broken": (versions(CONSECUTIVE, WITH_A_GAP), "generation"),
         "versions_every_row": (versions(WITH_A_GAP, CONSECUTIVE), None),
     }
-    for model, (sql, _) in cases.items():
-        (models / f"{model}.sql").write_text(sql)
     declaration = {"version": 2, "models": [declared(model, column) for model, (_, column) in cases.items()]}
-    (models / "_checks__models.yml").write_text(yaml.safe_dump(declaration, sort_keys=False))
+    project = project_with_checks(
+        tmp_path / "project",
+        {model: sql for model, (sql, _) in cases.items()},
+        yaml.safe_dump(declaration, sort_keys=False),
+    )
     try:
         with pytest.raises(AssertionError) as failed:
             dbt_project.build(DEMO_LANDING, demo_build.schema, project_dir=project, select=" ".join(cases))
