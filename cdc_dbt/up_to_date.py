@@ -4,8 +4,9 @@ did not change.
 Scheduled builds often find nothing landed since the last one, and such a build would still run
 every model and data test (tens of seconds) to write nothing and pass the same checks again. After
 a `cdc-dbt build` or `run` succeeds, a stamp in the warehouse folder records what it ran on: its
-arguments and settings, the landed files, the dbt project's files, the installed cdc-dbt code (each
-file's path, size and modification time), and the warehouse's table files it left. The same command
+arguments, settings and the variables dbt reads (DBT_*, and those the project names in env_var()),
+the landed files, the dbt project's files, the installed cdc-dbt code (each file's path, size and
+modification time), and the warehouse's table files it left. The same command
 again, while all of that is unchanged, does not start Spark: it says so in one line and exits 0.
 Anything changed, and the command runs as usual.
 
@@ -20,6 +21,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -50,6 +52,11 @@ PROJECT_FOLDER_SETTINGS = {
 }
 """The folders of a dbt project that its build reads, with dbt's defaults."""
 PROJECT_YAML_FILES = ("dbt_project.yml", "packages.yml", "dependencies.yml", "selectors.yml")
+ENV_VAR_CALL = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
+"""How the project's SQL and YAML read a variable: its value is what the build ran on too."""
+SETTINGS_VARIABLES = ("CDC_LANDING_DIR", "CDC_WAREHOUSE_DIR", "CDC_SCHEMA", "CDC_SERVER_HOST", "CDC_SERVER_PORT")
+"""Variables the project reads that the stamp has already: as settings, resolved (a default and
+the same value written out are one), or only where the warm server listens."""
 
 
 @dataclass(frozen=True)
@@ -137,17 +144,21 @@ def skips_unchanged(environ: Mapping[str, str]) -> bool:
 
 def input_fingerprint(settings: Settings, command: list[str], environ: Mapping[str, str]) -> str:
     """A digest of what a build's outcome depends on besides the warehouse: its arguments, settings,
-    DBT_* variables, the landed files, the dbt project's files and the installed cdc-dbt code."""
+    DBT_* variables and those the project reads with env_var(), the landed files, the dbt project's
+    files and the installed cdc-dbt code."""
+    project = project_paths(settings)
+    read_by_project = variables_read(project)
     described = {
         "command": command,
         "settings": {name: str(value) for name, value in asdict(settings).items()},
-        "dbt_variables": sorted(
+        "variables": sorted(
             (name, value)
             for name, value in environ.items()
-            if name.startswith("DBT_") and not name.startswith(DISPLAY_VARIABLES) and name != "DBT_FULL_REFRESH"
+            if (name.startswith("DBT_") and not name.startswith(DISPLAY_VARIABLES) and name != "DBT_FULL_REFRESH")
+            or (name in read_by_project and name not in SETTINGS_VARIABLES)
         ),
         "landing": files_fingerprint([settings.landing_dir]),
-        "project": files_fingerprint(project_paths(settings)),
+        "project": files_fingerprint(project),
         "code": files_fingerprint(code_folders()),
     }
     return hashlib.sha256(json.dumps(described, sort_keys=True).encode()).hexdigest()
@@ -167,6 +178,17 @@ def project_paths(settings: Settings) -> list[Path]:
         paths += [project / str(folder) for folder in config.get(key, default) or []]
     paths.append(project / str(config.get("packages-install-path", "dbt_packages")))
     return paths
+
+
+def variables_read(paths: Iterable[Path]) -> set[str]:
+    """The environment variables the project's SQL and YAML name in `env_var('...')`."""
+    names: set[str] = set()
+    for path in paths:
+        files = [path] if path.is_file() else [file for file in path.rglob("*") if file.is_file()]
+        for file in files:
+            if file.suffix in (".sql", ".yml", ".yaml"):
+                names.update(ENV_VAR_CALL.findall(file.read_text(errors="replace")))
+    return names
 
 
 def code_folders() -> list[Path]:

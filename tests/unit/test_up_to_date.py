@@ -267,3 +267,13 @@ def test_a_build_with_nothing_new_starts_no_java(tmp_path: Path) -> None:
     (tmp_path / "landing" / "part-1.json").write_text("{}\n")
     must_build = cdc_dbt_build()
     assert must_build.returncode != 0 and "Java" in must_build.stderr, must_build.stderr
+
+
+def test_a_variable_the_project_reads_with_env_var_counts_and_others_do_not(settings: Settings) -> None:
+    (settings.project_dir / "models" / "orders.sql").write_text("select '{{ env_var('SHOP_REGION', 'eu') }}' as r\n")
+    dbt = StandIn(settings)
+    run(settings, dbt, environ={"SHOP_REGION": "eu", "UNRELATED": "1"})
+    run(settings, dbt, environ={"SHOP_REGION": "eu", "UNRELATED": "2"})
+    assert dbt.runs == 1
+    run(settings, dbt, environ={"SHOP_REGION": "us", "UNRELATED": "2"})
+    assert dbt.runs == 2
