@@ -46,10 +46,7 @@ _WIDE_INTEGER_CHARS = 20
 def loads(text: str | bytes) -> Any:
     """Parse JSON text; NaN, Infinity, out-of-range numbers and unpaired surrogates are rejected,
     integers of any width stay exact, and a fraction a double cannot hold is a `Decimal`."""
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError as error:
-        raise RecordError(Reason.INVALID_JSON, _describe(error)) from None
+    value = loads_rounded(text)
     if not _may_hold_inexact_number(text.encode() if isinstance(text, str) else text):
         return value
     try:
@@ -57,6 +54,16 @@ def loads(text: str | bytes) -> Any:
     except RecursionError:
         raise RecordError(Reason.INVALID_JSON, "nesting too deep") from None
     except ValueError as error:  # none known: orjson read it, and json reads what orjson does
+        raise RecordError(Reason.INVALID_JSON, _describe(error)) from None
+
+
+def loads_rounded(text: str | bytes) -> Any:
+    """orjson's reading alone, what `loads` starts from: the same JSON is accepted and refused, but
+    a fraction is always a double and an integer beyond 64 bits a float, rounded. For a caller that
+    uses few of the values and reads the text again with `loads` when one of those is a float."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as error:
         raise RecordError(Reason.INVALID_JSON, _describe(error)) from None
 
 

@@ -56,3 +56,43 @@ def test_kafka_bytes_must_be_utf8() -> None:
     text, detail = decode_kafka_bytes(b"\xff\xfe", "value")
     assert text is None
     assert detail is not None and "UTF-8" in detail
+
+
+LONG_FRACTION = "0.1000000000000000055511151231257827"
+"""A fraction no double holds: orjson alone would read it as 0.1."""
+
+
+@pytest.mark.parametrize(
+    ("member", "text", "expected"),
+    [
+        ("payload", f'{{"amount":{LONG_FRACTION}}}', f'{{"amount":"{LONG_FRACTION}"}}'),
+        ("key", f'{{"id":{2**64}}}', f'{{"id":{2**64}}}'),
+        ("headers", f'["h",{LONG_FRACTION}]', None),
+    ],
+)
+def test_numbers_orjson_would_round_are_read_exactly_in_the_members_used(
+    member: str, text: str, expected: str | None
+) -> None:
+    line = kcat_line()[:-1] + f', "{member}": {text}}}'
+    landed = parse_kcat_line(line)
+    if member == "headers":
+        assert landed.headers == (("h", f'"{LONG_FRACTION}"'),)
+    else:
+        assert getattr(landed, member) == expected
+
+
+def test_an_offset_beyond_64_bits_is_out_of_range_not_missing() -> None:
+    landed = parse_kcat_line(kcat_line(offset=2**64))
+    assert landed.reason == "invalid_landing_line"
+    assert f"offset {2**64} is out of Kafka's range" in (landed.detail or "")
+
+
+def test_a_rounded_number_in_a_member_not_used_changes_nothing() -> None:
+    landed = parse_kcat_line(kcat_line(key='{"id":1}', payload='{"op":"c"}')[:-1] + f', "broker": {LONG_FRACTION}}}')
+    assert (landed.topic, landed.offset, landed.key, landed.payload, landed.reason) == (
+        "t",
+        7,
+        '{"id":1}',
+        '{"op":"c"}',
+        None,
+    )
