@@ -22,25 +22,8 @@ MAX_TIMESTAMP_MS = MAX_BIGINT // 1000
 """Beyond this Spark's `timestamp_millis`, which the SQL applies to every `*_ts_ms`, overflows."""
 
 
-def struct_fields(ddl: str) -> list[tuple[str, str]]:
-    """`struct<a: string, b: array<struct<x: int>>>` → [("a", "string"), ("b", "array<...>")]."""
-    text = " ".join(ddl.split())
-    assert text.startswith("struct<") and text.endswith(">"), text
-    inner = text[len("struct<") : -1]
-    parts: list[str] = []
-    depth = start = 0
-    for index, char in enumerate(inner):
-        depth += {"<": 1, ">": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            parts.append(inner[start:index])
-            start = index + 1
-    parts.append(inner[start:])
-    pairs = [part.split(":", 1) for part in parts]
-    return [(name.strip(), kind.strip()) for name, kind in pairs]
-
-
 PARSED_FIELDS = [(field.name, field.dataType.simpleString()) for field in PARSED_RECORD_TYPE.fields]
-LANDED_FIELDS = struct_fields(LANDED_RECORD_TYPE)
+LANDED_FIELDS = [(field.name, field.dataType.simpleString()) for field in LANDED_RECORD_TYPE.fields]
 
 
 def is_text(value: Any) -> TypeGuard[str]:
@@ -65,7 +48,7 @@ def fits(value: Any, kind: str) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) and -bound - 1 <= value <= bound
     if kind == "array<string>":
         return isinstance(value, list) and all(item is None or is_text(item) for item in value)
-    if kind == "array<struct<key: string, value: string>>":
+    if kind == "array<struct<key:string,value:string>>":
         return isinstance(value, list) and all(
             isinstance(item, (list, tuple)) and len(item) == 2 and all(fits(part, "string") for part in item)
             for item in value

@@ -10,17 +10,21 @@ Functions (all named `cdc_*` so models show at a glance what is ours):
 - `cdc_resolve_rows(events)`: a key's ordered events (structs with `op`, `after`,
   `unavailable_columns` and, optionally, `patch`) → the full row after each (carry-forward).
 
-Each is a plain Python UDF or an Arrow-batched one (`arrow=True`); `bench/udf_variants.py`
-measures both and the faster is the default.
+Each is an Arrow UDF over whole batches (`arrow=True`, the default: the row function runs on each
+row, but its arguments and results cross as Arrow columns built once per batch), or a plain Python
+UDF called row by row; `bench/udf_variants.py` measures the forms.
 """
 
 from collections.abc import Callable
 from types import NoneType, UnionType
 from typing import Any, NamedTuple, get_args, get_origin, get_type_hints
 
+import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import udf
-from pyspark.sql.types import ArrayType, DataType, LongType, StringType, StructField, StructType
+from pyspark.sql.pandas.functions import arrow_udf
+from pyspark.sql.pandas.types import to_arrow_type
+from pyspark.sql.types import ArrayType, DataType, IntegerType, LongType, StringType, StructField, StructType
 
 from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord, parse_kcat_line
@@ -30,10 +34,21 @@ from udfs.row_images import KeyEvent, resolve_rows
 
 # Written out, not derived from `LandedRecord`: its `partition` is a 32-bit `int` and its headers are
 # structs whose field names (`key`, `value`) no annotation carries.
-LANDED_RECORD_TYPE = """struct<
-    topic: string, partition: int, offset: bigint, kafka_ts_ms: bigint,
-    headers: array<struct<key: string, value: string>>,
-    key: string, payload: string, reason: string, detail: string>"""
+LANDED_RECORD_TYPE = StructType(
+    [
+        StructField("topic", StringType()),
+        StructField("partition", IntegerType()),
+        StructField("offset", LongType()),
+        StructField("kafka_ts_ms", LongType()),
+        StructField(
+            "headers", ArrayType(StructType([StructField("key", StringType()), StructField("value", StringType())]))
+        ),
+        StructField("key", StringType()),
+        StructField("payload", StringType()),
+        StructField("reason", StringType()),
+        StructField("detail", StringType()),
+    ]
+)
 
 SPARK_TYPES: dict[Any, DataType] = {
     str: StringType(),
@@ -66,10 +81,10 @@ def _spark_type(name: str, annotation: Any) -> DataType:
 
 PARSED_RECORD_TYPE = struct_type(ParsedRecord)
 
-RESOLVED_ROWS_TYPE = "array<string>"
+RESOLVED_ROWS_TYPE = ArrayType(StringType())
 
 DEFAULT_ARROW = True
-"""Arrow batches measured faster than row-at-a-time pickling (bench/README.md)."""
+"""Whole Arrow batches measured faster than rows pickled or converted one by one (bench/README.md)."""
 
 
 def parse_kcat_line_row(line: str | None) -> tuple[Any, ...] | None:
@@ -98,7 +113,7 @@ def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
     )
 
 
-FUNCTIONS: dict[str, tuple[Callable[..., Any], DataType | str]] = {
+FUNCTIONS: dict[str, tuple[Callable[..., Any], DataType]] = {
     "cdc_parse_kcat_line": (parse_kcat_line_row, LANDED_RECORD_TYPE),
     "cdc_parse_record": (parse_record_row, PARSED_RECORD_TYPE),
     "cdc_parse_qlik_record": (parse_qlik_record_row, PARSED_RECORD_TYPE),
@@ -109,7 +124,42 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], DataType | str]] = {
 def register(spark: SparkSession, *, arrow: bool = DEFAULT_ARROW) -> None:
     """Register every `cdc_*` function on the session (idempotent)."""
     for name, (function, return_type) in FUNCTIONS.items():
-        spark.udf.register(name, udf(function, returnType=return_type, useArrow=arrow))
+        if arrow:
+            # The batch function's type hints (`pa.Array` in and out) make it a scalar Arrow UDF.
+            batch_function = arrow_udf(over_arrow_batches(function, return_type), return_type)  # type: ignore[call-overload]
+            spark.udf.register(name, batch_function)
+        else:
+            spark.udf.register(name, udf(function, returnType=return_type))
+
+
+def over_arrow_batches(row_function: Callable[..., Any], return_type: DataType) -> Callable[..., pa.Array]:
+    """`row_function` applied to each row of a batch of Arrow columns, its results one Arrow column.
+
+    The arguments become Python values a column at a time, and the results are built into the
+    column a field at a time: PySpark's row-at-a-time Arrow UDF (`useArrow=True`) converts each
+    result row by row, which cost about as much as the parsing itself (bench/README.md).
+    """
+    arrow_type = to_arrow_type(return_type)
+
+    def over_batch(*columns: pa.Array) -> pa.Array:
+        rows = zip(*(column.to_pylist() for column in columns), strict=True)
+        results = [row_function(*arguments) for arguments in rows]
+        return arrow_column(results, arrow_type)
+
+    return over_batch
+
+
+def arrow_column(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
+    """An Arrow column of `values`; a struct column from tuples of its fields (None: a null struct)."""
+    if not pa.types.is_struct(arrow_type) or not values:
+        return pa.array(values, type=arrow_type)
+    fields = list(arrow_type)
+    nulls = [value is None for value in values]
+    rows = [(None,) * len(fields) if value is None else value for value in values]
+    by_field = zip(*rows, strict=True)
+    field_columns = [pa.array(column, type=field.type) for column, field in zip(by_field, fields, strict=True)]
+    mask = pa.array(nulls) if any(nulls) else None
+    return pa.StructArray.from_arrays(field_columns, fields=fields, mask=mask)
 
 
 def _spark_tuple(record: LandedRecord | ParsedRecord) -> tuple[Any, ...]:

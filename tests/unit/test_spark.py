@@ -1,12 +1,22 @@
-"""The Spark types of the UDFs' results, derived from the record types (no JVM: types only)."""
+"""The Spark types of the UDFs' results, derived from the record types, and the Arrow columns the
+UDFs return (no JVM)."""
 
 from typing import Any, NamedTuple
 
+import pyarrow as pa
 import pytest
-from pyspark.sql.types import ArrayType, DataType, LongType, StringType
+from pyspark.sql.pandas.types import to_arrow_type
+from pyspark.sql.types import ArrayType, DataType, LongType, StringType, StructType
 
 from udfs.events import ParsedRecord
-from udfs.spark import PARSED_RECORD_TYPE, _spark_tuple, struct_type
+from udfs.spark import (
+    LANDED_RECORD_TYPE,
+    PARSED_RECORD_TYPE,
+    _spark_tuple,
+    over_arrow_batches,
+    parse_kcat_line_row,
+    struct_type,
+)
 
 STRING, BIGINT, STRINGS = StringType(), LongType(), ArrayType(StringType(), containsNull=True)
 PARSED_RECORD_FIELDS: list[tuple[str, DataType]] = [
@@ -65,3 +75,32 @@ def test_a_field_without_a_spark_type_is_named() -> None:
 
     with pytest.raises(TypeError, match="field ratio"):
         struct_type(Unmapped)
+
+
+def test_a_batch_of_results_becomes_the_arrow_column_spark_reads() -> None:
+    from tests.unit.test_hostile_corpus import LINES
+
+    lines = [text for _, _, text in LINES if isinstance(text, str)] + [None]  # the build keeps bytes from Python
+    batch = pa.array(lines, type=pa.string())
+    column = over_arrow_batches(parse_kcat_line_row, LANDED_RECORD_TYPE)(batch)
+    expected = [parse_kcat_line_row(line) for line in lines]
+    assert column.type == to_arrow_type(LANDED_RECORD_TYPE)
+    assert column.to_pylist() == [None if row is None else as_arrow_row(row, LANDED_RECORD_TYPE) for row in expected]
+    assert column.null_count == 1  # a null line is a null record, not a record of nulls
+
+
+def test_an_empty_batch_is_an_empty_column() -> None:
+    column = over_arrow_batches(parse_kcat_line_row, LANDED_RECORD_TYPE)(pa.array([], type=pa.string()))
+    assert len(column) == 0
+    assert column.type == to_arrow_type(LANDED_RECORD_TYPE)
+
+
+def as_arrow_row(row: tuple[Any, ...], spark_type: StructType) -> dict[str, Any]:
+    """A result tuple as Arrow gives a struct back: fields by name, nested structs as dicts."""
+    values = {}
+    for field, value in zip(spark_type.fields, row, strict=True):
+        if isinstance(field.dataType, ArrayType) and isinstance(field.dataType.elementType, StructType):
+            names = field.dataType.elementType.names
+            value = [dict(zip(names, item, strict=True)) for item in value]
+        values[field.name] = value
+    return values
