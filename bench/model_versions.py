@@ -2,17 +2,20 @@
 
     python bench/model_versions.py --baseline <git ref> [--model int_records_parsed_unbound]
                                    [--events 300000] [--keys 30000] [--redelivered 0.02] [--repeat 2]
-                                   [--driver-memory 4g]
+                                   [--driver-memory 4g] [--changes-column <column> ...]
 
-What a change to one model's SQL buys, measured against the model as it was at `--baseline` (a
-commit of this checkout): both versions read the same input tables and write the same table, and
-must write the same rows. It generates the Debezium PostgreSQL stream (kcat lines with the
-JsonConverter schema) and lands a share of its records a second time in a file of their own, so
-that records delivered twice take their own path through the model. Then, in one SparkSession:
+What a change to one model's SQL (its file, or the macros it calls) buys, measured against the
+model as it was at `--baseline` (a commit of this checkout): both versions read the same input
+tables and write the same table, and must write the same rows, but for the columns named by
+`--changes-column` (a change that means to alter what a column holds). It generates the Debezium
+PostgreSQL stream (kcat lines with the JsonConverter schema) and lands a share of its records a
+second time in a file of their own, so that records delivered twice take their own path through
+the model. Then, in one SparkSession:
 
 - a `dbt run` of everything the model reads (not timed);
 - `--repeat` rounds, each a `--full-refresh` of the model alone at the baseline, then at this
-  checkout's SQL (two copies of the project, differing in that one file), each timed;
+  checkout's SQL (two copies of the project, differing in the model's file and the macros), each
+  timed;
 - a digest of every row the two versions wrote (build stamps aside), which must be equal.
 
 It prints each version's best time and the ratio this checkout / baseline.
@@ -45,12 +48,17 @@ def model_path(model: str) -> Path:
 
 
 def at_baseline(project: Path, model: str, ref: str) -> None:
-    """Replace the model's SQL in `project` with its text at commit `ref`."""
+    """Replace the model's SQL and every macro in `project` with their text at commit `ref`."""
     path = model_path(model)
     text = subprocess.run(
         ["git", "show", f"{ref}:{path}"], cwd=PACKAGE_PROJECT_DIR, capture_output=True, text=True, check=True
     ).stdout
     (project / path).write_text(text)
+    shutil.rmtree(project / "macros")
+    archive = subprocess.run(
+        ["git", "archive", ref, "macros"], cwd=PACKAGE_PROJECT_DIR, capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(project)], input=archive.stdout, check=True)
 
 
 def land_again(landing: Path, share: float) -> int:
@@ -70,9 +78,9 @@ def land_again(landing: Path, share: float) -> int:
     return again
 
 
-def rows_digest(spark: SparkSession, table: str) -> tuple[int, int]:
-    """(rows, an order-free digest of them), the build stamps left out."""
-    columns = [name for name in spark.table(table).columns if name not in BUILD_STAMPS]
+def rows_digest(spark: SparkSession, table: str, left_out: tuple[str, ...] = ()) -> tuple[int, int]:
+    """(rows, an order-free digest of them), the build stamps and the columns `left_out` left out."""
+    columns = [name for name in spark.table(table).columns if name not in (*BUILD_STAMPS, *left_out)]
     quoted = ", ".join(f"`{name}`" for name in columns)
     row = spark.sql(f"select count(*), sum(cast(xxhash64({quoted}) as decimal(38, 0))) from {table}").first()
     assert row is not None
@@ -88,6 +96,12 @@ def main() -> None:
     parser.add_argument("--redelivered", type=float, default=0.02, help="share of the records landed again")
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--driver-memory", default="4g")
+    parser.add_argument(
+        "--changes-column",
+        action="append",
+        default=[],
+        help="a column the change means to alter: left out of the rows compared (repeatable)",
+    )
     arguments = parser.parse_args()
     # In local mode the executors live in the driver: this is all the heap the builds have.
     os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-memory {arguments.driver_memory} pyspark-shell"
@@ -116,7 +130,7 @@ def main() -> None:
                 # A target folder per project: dbt's partial parsing keeps one project's state there.
                 target = work / f"target-{version}"
                 seconds[version].append(dbt_command("run", landing, target, SCHEMA, *options, project_dir=project))
-                digests[version] = rows_digest(spark, table)
+                digests[version] = rows_digest(spark, table, tuple(arguments.changes_column))
         spark.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -126,7 +140,8 @@ def main() -> None:
     print(f"baseline ({arguments.baseline}): {best['baseline']:7.1f} s   (each: {json.dumps(seconds['baseline'])})")
     print(f"this checkout:       {best['current']:7.1f} s   (each: {json.dumps(seconds['current'])})")
     print(f"this checkout / baseline: {best['current'] / best['baseline']:.2f}")
-    print(f"rows written (each version): {digests['current'][0]:,}")
+    left_out = f", compared without {', '.join(arguments.changes_column)}" if arguments.changes_column else ""
+    print(f"rows written (each version): {digests['current'][0]:,}{left_out}")
     if digests["baseline"] != digests["current"]:
         raise SystemExit(f"the two versions wrote different rows: {digests}")
 
