@@ -8,6 +8,7 @@ import pytest
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import ArrayType, DataType, LongType, StringType, StructType
 
+from tests.unit.test_hostile_corpus import LINES
 from udfs.events import ParsedRecord
 from udfs.spark import (
     LANDED_RECORD_TYPE,
@@ -78,8 +79,6 @@ def test_a_field_without_a_spark_type_is_named() -> None:
 
 
 def test_a_batch_of_results_becomes_the_arrow_column_spark_reads() -> None:
-    from tests.unit.test_hostile_corpus import LINES
-
     lines = [text for _, _, text in LINES if isinstance(text, str)] + [None]  # the build keeps bytes from Python
     batch = pa.array(lines, type=pa.string())
     column = over_arrow_batches(parse_kcat_line_row, LANDED_RECORD_TYPE)(batch)
