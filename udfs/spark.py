@@ -137,7 +137,7 @@ def over_arrow_batches(row_function: Callable[..., Any], return_type: DataType) 
 
     The arguments become Python values a column at a time, and the results are built into the
     column a field at a time: PySpark's row-at-a-time Arrow UDF (`useArrow=True`) converts each
-    result row by row, which cost about as much as the parsing itself (bench/README.md).
+    result row by row, which cost more than half of what the parsing itself does (bench/README.md).
     """
     arrow_type = to_arrow_type(return_type)
 
