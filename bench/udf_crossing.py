@@ -23,9 +23,9 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from parse_throughput import best_seconds
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import udf
 
@@ -63,12 +63,7 @@ def payload_length(payload: str | None, _schema_reference: int | None = None) ->
 
 
 def best_time(spark: SparkSession, query: str, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        spark.sql(query).write.format("noop").mode("overwrite").save()
-        times.append(time.perf_counter() - started)
-    return min(times)
+    return best_seconds(lambda: spark.sql(query).write.format("noop").mode("overwrite").save(), repeat)
 
 
 def main() -> int:

@@ -23,7 +23,6 @@ from typing import Any
 import pandas as pd
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.functions import pandas_udf, udf
-from pyspark.sql.pandas.functions import arrow_udf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -42,12 +41,9 @@ def plain_or_arrow(arrow: bool) -> tuple[Any, Any]:
 
 
 def arrow_batches_variant() -> tuple[Any, Any]:
-    def batch_udf(function: Any, return_type: Any) -> Any:
-        return arrow_udf(registration.over_arrow_batches(function, return_type), return_type)  # type: ignore[call-overload]
-
     return (
-        batch_udf(registration.parse_kcat_line_row, registration.LANDED_RECORD_TYPE),
-        batch_udf(registration.parse_record_row, registration.PARSED_RECORD_TYPE),
+        registration.arrow_batch_udf(registration.parse_kcat_line_row, registration.LANDED_RECORD_TYPE),
+        registration.arrow_batch_udf(registration.parse_record_row, registration.PARSED_RECORD_TYPE),
     )
 
 

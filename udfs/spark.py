@@ -125,11 +125,15 @@ def register(spark: SparkSession, *, arrow: bool = DEFAULT_ARROW) -> None:
     """Register every `cdc_*` function on the session (idempotent)."""
     for name, (function, return_type) in FUNCTIONS.items():
         if arrow:
-            # The batch function's type hints (`pa.Array` in and out) make it a scalar Arrow UDF.
-            batch_function = arrow_udf(over_arrow_batches(function, return_type), return_type)  # type: ignore[call-overload]
-            spark.udf.register(name, batch_function)
+            spark.udf.register(name, arrow_batch_udf(function, return_type))
         else:
             spark.udf.register(name, udf(function, returnType=return_type))
+
+
+def arrow_batch_udf(row_function: Callable[..., Any], return_type: DataType) -> Any:
+    """The Arrow UDF of `row_function` over whole batches (`over_arrow_batches`)."""
+    # The batch function's type hints (`pa.Array` in and out) make it a scalar Arrow UDF.
+    return arrow_udf(over_arrow_batches(row_function, return_type), return_type)  # type: ignore[call-overload]
 
 
 def over_arrow_batches(row_function: Callable[..., Any], return_type: DataType) -> Callable[..., pa.Array]:
