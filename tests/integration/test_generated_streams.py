@@ -108,6 +108,26 @@ def test_each_record_goes_through_the_parser_once(demo_build: Build, dbt_project
     assert python_rows_returned(plan) == len(records) > 0
 
 
+def test_the_parsed_records_keep_the_payload_of_every_record_but_a_change(demo_build: Build) -> None:
+    """A change's payload stays in the deliveries only; every other record keeps its own."""
+    payloads = demo_build.rows(
+        """
+        select parsed.outcome, parsed.payload is null as is_left_out,
+            parsed.payload <=> deliveries.payload as is_the_delivered_payload
+        from `{schema}`.int_records_parsed as parsed
+        join `{schema}`.int_deliveries_loaded as deliveries
+            on parsed.topic = deliveries.topic
+            and parsed.`partition` = deliveries.`partition`
+            and parsed.`offset` = deliveries.`offset`
+        where deliveries.payload is not null
+        """
+    )
+    changes = [row for row in payloads if row["outcome"] == "change"]
+    others = [row for row in payloads if row["outcome"] != "change"]
+    assert changes and all(row["is_left_out"] for row in changes)
+    assert others and all(row["is_the_delivered_payload"] for row in others)
+
+
 def test_same_records_in_kcat_and_parquet_count_once(dbt_project: DbtProject, tmp_path: Path) -> None:
     expected = tmp_path / "expected.json"
     kcat, _ = (
