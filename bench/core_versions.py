@@ -9,7 +9,12 @@ It generates the Debezium PostgreSQL stream (kcat lines with the JsonConverter s
 imports `udfs` from that version's tree), in which, on every line:
 
 - `parse_kcat_line(line)`, timed over all lines;
-- `parse_record(key, payload, partition, offset, topic)` of each landed record, timed over all.
+- `parse_record(key, payload, partition, offset, topic)` of each landed record, timed over all;
+- the same two as the Python worker runs them for `cdc_parse_kcat_line` and `cdc_parse_record`
+  (`udfs.spark.over_arrow_batches`: Arrow columns in, one Arrow column out), timed over all;
+  `-` where the version has no such functions.
+
+Lines go in batches of 10,000, Spark's default Arrow batch.
 
 Each child also digests every result it made; the two versions' digests must be equal (the change
 keeps every output), or the script exits non-zero. It prints each version's best µs per line and
@@ -28,32 +33,74 @@ import time
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
+BATCH_ROWS = 10_000
+"""Rows per Arrow batch, as Spark sends them (`spark.sql.execution.arrow.maxRecordsPerBatch`)."""
 
 
 def measure(lines_file: Path) -> dict[str, object]:
-    """In a child: time the core importable here over the lines; digest what it returns."""
+    """In a child: time the core importable here over the lines; digest what it returns.
+
+    Batch by batch, each batch's results dropped once digested, as a Python worker holds them: kept
+    for all lines, the records make each garbage collection walk a heap of hundreds of thousands of
+    objects, a cost the worker never pays.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from udfs import spark as registration
     from udfs.landing import parse_kcat_line
     from udfs.records import parse_record
 
+    kcat_batch, record_batch = None, None
+    if hasattr(registration, "over_arrow_batches"):
+        kcat_batch = registration.over_arrow_batches(registration.parse_kcat_line_row, registration.LANDED_RECORD_TYPE)
+        record_batch = registration.over_arrow_batches(registration.parse_record_row, registration.PARSED_RECORD_TYPE)
     lines = lines_file.read_text(encoding="utf-8").splitlines()
-    started = time.perf_counter()
-    landed = [parse_kcat_line(line) for line in lines]
-    kcat_seconds = time.perf_counter() - started
-    records = [record for record in landed if record.reason is None]
-    started = time.perf_counter()
-    parsed = [
-        parse_record(record.key, record.payload, record.partition, record.offset, record.topic)  # type: ignore[arg-type]
-        for record in records
-    ]
-    record_seconds = time.perf_counter() - started
-    digest = hashlib.sha256(repr((landed, parsed)).encode()).hexdigest()
-    return {
-        "kcat_us": kcat_seconds / len(lines) * 1e6,
-        "record_us": record_seconds / len(records) * 1e6,
+    seconds = dict.fromkeys(("kcat", "record", "kcat_batch", "record_batch"), 0.0)
+    digest, batch_digest = hashlib.sha256(), hashlib.sha256()
+    record_count = 0
+    for start in range(0, len(lines), BATCH_ROWS):
+        batch_lines = lines[start : start + BATCH_ROWS]
+        started = time.perf_counter()
+        landed = [parse_kcat_line(line) for line in batch_lines]
+        seconds["kcat"] += time.perf_counter() - started
+        records = [record for record in landed if record.reason is None]
+        started = time.perf_counter()
+        parsed = [
+            parse_record(record.key, record.payload, record.partition, record.offset, record.topic)  # type: ignore[arg-type]
+            for record in records
+        ]
+        seconds["record"] += time.perf_counter() - started
+        digest.update(repr((landed, parsed)).encode())
+        record_count += len(records)
+        del landed, records, parsed
+        if kcat_batch is None or record_batch is None:
+            continue
+        line_column = pa.array(batch_lines, pa.string())
+        started = time.perf_counter()
+        landed_column = kcat_batch(line_column)
+        seconds["kcat_batch"] += time.perf_counter() - started
+        # `cdc_parse_record`'s arguments as the model passes them: the fields of each landed record.
+        records_column = landed_column.filter(pc.is_null(landed_column.field("reason")))
+        arguments = [records_column.field(name) for name in ("key", "payload", "partition", "offset", "topic")]
+        started = time.perf_counter()
+        parsed_column = record_batch(*arguments)
+        seconds["record_batch"] += time.perf_counter() - started
+        batch_digest.update(repr((landed_column.to_pylist(), parsed_column.to_pylist())).encode())
+    measures = {
+        "kcat_us": seconds["kcat"] / len(lines) * 1e6,
+        "record_us": seconds["record"] / record_count * 1e6,
         "lines": len(lines),
-        "records": len(records),
-        "digest": digest,
+        "records": record_count,
+        "digest": digest.hexdigest(),
     }
+    if kcat_batch is not None:
+        measures |= {
+            "kcat_batch_us": seconds["kcat_batch"] / len(lines) * 1e6,
+            "record_batch_us": seconds["record_batch"] / record_count * 1e6,
+            "batch_digest": batch_digest.hexdigest(),
+        }
+    return measures
 
 
 def run_child(tree: Path, lines_file: Path) -> dict[str, object]:
@@ -68,6 +115,24 @@ def run_child(tree: Path, lines_file: Path) -> dict[str, object]:
     ).stdout
     result: dict[str, object] = json.loads(output)
     return result
+
+
+MEASURES = (
+    ("kcat_us", "parse_kcat_line, µs per line"),
+    ("record_us", "parse_record, µs per record"),
+    ("kcat_batch_us", "cdc_parse_kcat_line batches, µs per line"),
+    ("record_batch_us", "cdc_parse_record batches, µs per record"),
+)
+
+
+def best_of(runs: list[dict[str, object]], measure_name: str) -> float | None:
+    """The least of a measure over a version's runs; None where that version has no such measure."""
+    values = [float(run[measure_name]) for run in runs if measure_name in run]  # type: ignore[arg-type]
+    return min(values) if values else None
+
+
+def us_text(value: float | None) -> str:
+    return f"{value:6.2f}" if value is not None else "     -"
 
 
 def main() -> int:
@@ -113,21 +178,14 @@ def main() -> int:
 
     first = results["current"][0]
     print(f"\n{first['lines']:,} kcat lines, {first['records']:,} records parsed")
-    best = {
-        version: {
-            measure_name: min(float(run[measure_name]) for run in runs) for measure_name in ("kcat_us", "record_us")
-        }  # type: ignore[arg-type]
-        for version, runs in results.items()
-    }
-    for measure_name, label in (
-        ("kcat_us", "parse_kcat_line, µs per line"),
-        ("record_us", "parse_record, µs per record"),
-    ):
-        baseline_us, current_us = best["baseline"][measure_name], best["current"][measure_name]
-        print(f"{label:32} baseline ({arguments.baseline}) {baseline_us:6.2f}   this checkout {current_us:6.2f}"
-              f"   this checkout / baseline {current_us / baseline_us:.2f}")  # fmt: skip
+    for measure_name, label in MEASURES:
+        baseline_us, current_us = (best_of(runs, measure_name) for runs in (results["baseline"], results["current"]))
+        ratio = "-" if baseline_us is None or current_us is None else f"{current_us / baseline_us:.2f}"
+        print(f"{label:46} baseline ({arguments.baseline}) {us_text(baseline_us)}   this checkout {us_text(current_us)}"
+              f"   this checkout / baseline {ratio}")  # fmt: skip
     digests = {str(run["digest"]) for runs in results.values() for run in runs}
-    if len(digests) != 1:
+    batch_digests = {str(run["batch_digest"]) for runs in results.values() for run in runs if "batch_digest" in run}
+    if len(digests) != 1 or len(batch_digests) > 1:
         print("the two versions made different results", file=sys.stderr)
         return 1
     print("every result the same in both versions")

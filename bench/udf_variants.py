@@ -53,7 +53,7 @@ def pandas_variant(spark: SparkSession) -> tuple[Any, Any]:
 
     @pandas_udf(landed_fields)  # type: ignore[call-overload]
     def line_udf(lines: pd.Series) -> pd.DataFrame:
-        rows = [registration._spark_tuple(parse_kcat_line(line)) for line in lines]
+        rows = [parse_kcat_line(line) for line in lines]
         frame = pd.DataFrame(rows, columns=landed_fields.names)
         frame["headers"] = [[{"key": k, "value": v} for k, v in headers] for headers in frame["headers"]]
         return frame
@@ -61,7 +61,7 @@ def pandas_variant(spark: SparkSession) -> tuple[Any, Any]:
     @pandas_udf(parsed_fields)  # type: ignore[call-overload]
     def record_udf(keys: pd.Series, payloads: pd.Series, partitions: pd.Series, offsets: pd.Series) -> pd.DataFrame:
         rows = [
-            registration._spark_tuple(parse_record(key, payload, int(partition), int(offset)))
+            parse_record(key, payload, int(partition), int(offset))
             for key, payload, partition, offset in zip(keys, payloads, partitions, offsets, strict=True)
         ]
         return pd.DataFrame(rows, columns=parsed_fields.names)

@@ -12,7 +12,7 @@ from typing import Any, TypeGuard
 from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord
 from udfs.reasons import IGNORE_CLASSES, QUARANTINE_REASONS, Outcome
-from udfs.spark import LANDED_RECORD_TYPE, PARSED_RECORD_TYPE, _spark_tuple
+from udfs.spark import LANDED_RECORD_TYPE, PARSED_RECORD_TYPE
 
 OUTCOMES = frozenset(outcome.value for outcome in Outcome)
 CHANGE_OPS = frozenset({"c", "r", "u", "d", "t"})
@@ -47,9 +47,9 @@ def fits(value: Any, kind: str) -> bool:
         bound = MAX_INT if kind == "int" else MAX_BIGINT
         return isinstance(value, int) and not isinstance(value, bool) and -bound - 1 <= value <= bound
     if kind == "array<string>":
-        return isinstance(value, list) and all(item is None or is_text(item) for item in value)
+        return isinstance(value, (list, tuple)) and all(item is None or is_text(item) for item in value)
     if kind == "array<struct<key:string,value:string>>":
-        return isinstance(value, list) and all(
+        return isinstance(value, (list, tuple)) and all(
             isinstance(item, (list, tuple)) and len(item) == 2 and all(fits(part, "string") for part in item)
             for item in value
         )
@@ -111,16 +111,15 @@ def check_parsed(parsed: ParsedRecord) -> ParsedRecord:
     for name in ("source_ts_ms", "event_ts_ms"):
         millis = getattr(parsed, name)
         assert millis is None or abs(millis) <= MAX_TIMESTAMP_MS, f"{name} = {millis}"
-    assert_fits(_spark_tuple(parsed), PARSED_FIELDS, ParsedRecord)
+    assert_fits(parsed, PARSED_FIELDS, ParsedRecord)
     return parsed
 
 
-def parsed_from_row(row: tuple[Any, ...]) -> ParsedRecord:
-    """The `ParsedRecord` a `cdc_parse_record` tuple stands for (arrays back to tuples)."""
-    assert isinstance(row, tuple)
+def parsed_from_row(row: Any) -> ParsedRecord:
+    """What `cdc_parse_record` returns for a record: a `ParsedRecord`, its fields the struct's."""
+    assert isinstance(row, ParsedRecord)
     assert len(row) == len(PARSED_FIELDS)
-    values: list[Any] = [tuple(value) if isinstance(value, list) else value for value in row]
-    return ParsedRecord(*values)
+    return row
 
 
 def check_landed_row(row: tuple[Any, ...] | None) -> LandedRecord:

@@ -54,7 +54,7 @@ SPARK_TYPES: dict[Any, DataType] = {
     str: StringType(),
     # `bigint`: every integer the parsing core returns is checked to fit one (`udfs.debezium.int_field`).
     int: LongType(),
-    # Tuples are how the core keeps a list immutable; `_spark_tuple` hands them to Spark as lists.
+    # Tuples are how the core keeps a list immutable; Spark takes them for arrays as they are.
     tuple[str, ...]: ArrayType(StringType()),
 }
 """The Spark type of each Python type a record's field is annotated with (`X | None` is `X`)."""
@@ -87,22 +87,26 @@ DEFAULT_ARROW = True
 """Whole Arrow batches measured faster than rows pickled or converted one by one (bench/README.md)."""
 
 
-def parse_kcat_line_row(line: str | None) -> tuple[Any, ...] | None:
+# A record (a named tuple, its lists tuples) is the row Spark takes for its struct, as it is: both
+# the Arrow columns and the pickled rows accept tuples for arrays and structs.
+
+
+def parse_kcat_line_row(line: str | None) -> LandedRecord | None:
     if line is None:
         return None
-    return _spark_tuple(parse_kcat_line(line))
+    return parse_kcat_line(line)
 
 
 def parse_record_row(
     key: str | None, payload: str | None, partition: int, offset: int, topic: str | None = None
-) -> tuple[Any, ...]:
-    return _spark_tuple(parse_record(key, payload, partition, offset, topic))
+) -> ParsedRecord:
+    return parse_record(key, payload, partition, offset, topic)
 
 
 def parse_qlik_record_row(
     payload: str | None, metadata_payload: str | None, partition: int, offset: int
-) -> tuple[Any, ...]:
-    return _spark_tuple(parse_qlik_record(payload, metadata_payload, partition, offset))
+) -> ParsedRecord:
+    return parse_qlik_record(payload, metadata_payload, partition, offset)
 
 
 def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
@@ -164,8 +168,3 @@ def arrow_column(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
     field_columns = [pa.array(column, type=field.type) for column, field in zip(by_field, fields, strict=True)]
     mask = pa.array(nulls) if any(nulls) else None
     return pa.StructArray.from_arrays(field_columns, fields=fields, mask=mask)
-
-
-def _spark_tuple(record: LandedRecord | ParsedRecord) -> tuple[Any, ...]:
-    """A record as the tuple Spark takes for a struct: tuple fields become arrays (lists)."""
-    return tuple(list(value) if isinstance(value, tuple) else value for value in record)

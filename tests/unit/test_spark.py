@@ -13,7 +13,7 @@ from udfs.events import ParsedRecord
 from udfs.spark import (
     LANDED_RECORD_TYPE,
     PARSED_RECORD_TYPE,
-    _spark_tuple,
+    arrow_column,
     over_arrow_batches,
     parse_kcat_line_row,
     struct_type,
@@ -64,8 +64,8 @@ def test_a_parsed_record_becomes_a_row_in_the_struct_order() -> None:
     values: dict[str, Any] = {}
     for index, (name, kind) in enumerate(PARSED_RECORD_FIELDS):
         values[name] = {BIGINT: index, STRINGS: (name, "second")}.get(kind, f"{name} value")
-    row = PARSED_RECORD_TYPE.fromInternal(_spark_tuple(ParsedRecord(**values)))
-    assert list(row.asDict().items()) == [
+    column = arrow_column([ParsedRecord(**values)], to_arrow_type(PARSED_RECORD_TYPE))
+    assert list(column.to_pylist()[0].items()) == [
         (name, list(value) if isinstance(value, tuple) else value) for name, value in values.items()
     ]
 
