@@ -52,12 +52,18 @@ qlik_metadata_by_schema_id as (
 
 ),
 
+held_records_ever as (
+
+    select * from unbound_records
+    where reason = 'unknown_qlik_schema'
+
+),
+
 held_records as (
 
-    select held.*
-    from unbound_records as held
-    {{ cdc_not_yet_in_this('held') }}
-    where held.reason = 'unknown_qlik_schema'
+    select held_records_ever.*
+    from held_records_ever
+    {{ cdc_not_yet_in_this('held_records_ever') }}
 
 ),
 

@@ -11,7 +11,9 @@
     table is read by the binding and by int_records_parsed, never parsed again.
 
     Incremental: a build parses the deliveries loaded since the newest one here, minus the records
-    already here (a re-delivery, or a build that stopped half-way).
+    already here (a re-delivery, or a build that stopped half-way). Those are dropped once, from
+    the records kept: the plan reads the deliveries in each branch of their union, and a join
+    before it would be made in each.
 #}
 
 with
@@ -20,14 +22,6 @@ deliveries as (
 
     select * from {{ ref('int_deliveries_loaded') }}
     where {{ cdc_is_newer_than_this('loaded_at') }}
-
-),
-
-not_yet_parsed as (
-
-    select deliveries.*
-    from deliveries
-    {{ cdc_not_yet_in_this('deliveries') }}
 
 ),
 
@@ -40,7 +34,7 @@ identities_delivered_again as (
         topic,
         `partition`,
         `offset`
-    from not_yet_parsed
+    from deliveries
     where topic is not null and `partition` is not null and `offset` is not null
     group by topic, `partition`, `offset`
     having count(*) > 1
@@ -50,14 +44,14 @@ identities_delivered_again as (
 deliveries_marked as (
 
     select /*+ broadcast(identities_delivered_again) */
-        not_yet_parsed.*,
+        deliveries.*,
         identities_delivered_again.topic is not null as is_delivered_again
-    from not_yet_parsed
+    from deliveries
     left join identities_delivered_again
         on
-            not_yet_parsed.topic = identities_delivered_again.topic
-            and not_yet_parsed.`partition` = identities_delivered_again.`partition`
-            and not_yet_parsed.`offset` = identities_delivered_again.`offset`
+            deliveries.topic = identities_delivered_again.topic
+            and deliveries.`partition` = identities_delivered_again.`partition`
+            and deliveries.`offset` = identities_delivered_again.`offset`
 
 ),
 
@@ -91,11 +85,19 @@ first_deliveries_of_the_others as (
 
 ),
 
-new_records as (
+first_deliveries as (
 
     select * from records_delivered_once
     union all
     select * from first_deliveries_of_the_others
+
+),
+
+new_records as (
+
+    select first_deliveries.*
+    from first_deliveries
+    {{ cdc_not_yet_in_this('first_deliveries') }}
 
 ),
 
