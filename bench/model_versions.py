@@ -38,8 +38,9 @@ from cdc_dbt.session import build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 
 SCHEMA = "bench_model_versions"
-BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at")
-"""Columns that say when a build ran, which differ between any two builds."""
+BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at", "generation")
+"""Columns that say when a build ran, which differ between any two builds (`generation`: a row-state
+table's, its build's start)."""
 
 
 def model_path(model: str) -> Path:
