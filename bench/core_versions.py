@@ -53,8 +53,9 @@ def measure(lines_file: Path) -> dict[str, object]:
 
     kcat_batch, record_batch = None, None
     if hasattr(registration, "over_arrow_batches"):
-        kcat_batch = registration.over_arrow_batches(registration.parse_kcat_line_row, registration.LANDED_RECORD_TYPE)
-        record_batch = registration.over_arrow_batches(registration.parse_record_row, registration.PARSED_RECORD_TYPE)
+        # As registered: the row function and result type of each UDF.
+        kcat_batch = registration.over_arrow_batches(*registration.FUNCTIONS["cdc_parse_kcat_line"])
+        record_batch = registration.over_arrow_batches(*registration.FUNCTIONS["cdc_parse_record"])
     lines = lines_file.read_text(encoding="utf-8").splitlines()
     seconds = dict.fromkeys(("kcat", "record", "kcat_batch", "record_batch"), 0.0)
     digest, batch_digest = hashlib.sha256(), hashlib.sha256()

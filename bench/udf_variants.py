@@ -17,6 +17,7 @@ import argparse
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,15 +36,31 @@ from udfs.records import parse_record
 
 
 def plain_or_arrow(arrow: bool) -> tuple[Any, Any]:
-    line_udf = udf(registration.parse_kcat_line_row, registration.LANDED_RECORD_TYPE, useArrow=arrow)
-    record_udf = udf(registration.parse_record_row, registration.PARSED_RECORD_TYPE, useArrow=arrow)
+    # PySpark's row-at-a-time Arrow conversion takes only lists for arrays: that form pays for
+    # the copy of each result (the others take the parser's tuples as they are).
+    line_function = with_lists(registration.parse_kcat_line_row) if arrow else registration.parse_kcat_line_row
+    record_function = with_lists(registration.parse_record) if arrow else registration.parse_record
+    line_udf = udf(line_function, registration.LANDED_RECORD_TYPE, useArrow=arrow)
+    record_udf = udf(record_function, registration.PARSED_RECORD_TYPE, useArrow=arrow)
     return line_udf, record_udf
+
+
+def with_lists(row_function: Callable[..., Any]) -> Callable[..., Any]:
+    """`row_function` with each tuple field of its result (an array) as a list."""
+
+    def listed(*arguments: Any) -> tuple[Any, ...] | None:
+        record = row_function(*arguments)
+        if record is None:
+            return None
+        return tuple(list(value) if isinstance(value, tuple) else value for value in record)
+
+    return listed
 
 
 def arrow_batches_variant() -> tuple[Any, Any]:
     return (
         registration.arrow_batch_udf(registration.parse_kcat_line_row, registration.LANDED_RECORD_TYPE),
-        registration.arrow_batch_udf(registration.parse_record_row, registration.PARSED_RECORD_TYPE),
+        registration.arrow_batch_udf(registration.parse_record, registration.PARSED_RECORD_TYPE),
     )
 
 

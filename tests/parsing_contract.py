@@ -115,13 +115,6 @@ def check_parsed(parsed: ParsedRecord) -> ParsedRecord:
     return parsed
 
 
-def parsed_from_row(row: Any) -> ParsedRecord:
-    """What `cdc_parse_record` returns for a record: a `ParsedRecord`, its fields the struct's."""
-    assert isinstance(row, ParsedRecord)
-    assert len(row) == len(PARSED_FIELDS)
-    return row
-
-
 def check_landed_row(row: tuple[Any, ...] | None) -> LandedRecord:
     """What `cdc_parse_kcat_line` returns for a line: a struct, with a reason or an identity."""
     assert isinstance(row, tuple)

@@ -87,26 +87,10 @@ DEFAULT_ARROW = True
 """Whole Arrow batches measured faster than rows pickled or converted one by one (bench/README.md)."""
 
 
-# A record (a named tuple, its lists tuples) is the row Spark takes for its struct, as it is: both
-# the Arrow columns and the pickled rows accept tuples for arrays and structs.
-
-
 def parse_kcat_line_row(line: str | None) -> LandedRecord | None:
     if line is None:
         return None
     return parse_kcat_line(line)
-
-
-def parse_record_row(
-    key: str | None, payload: str | None, partition: int, offset: int, topic: str | None = None
-) -> ParsedRecord:
-    return parse_record(key, payload, partition, offset, topic)
-
-
-def parse_qlik_record_row(
-    payload: str | None, metadata_payload: str | None, partition: int, offset: int
-) -> ParsedRecord:
-    return parse_qlik_record(payload, metadata_payload, partition, offset)
 
 
 def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
@@ -117,10 +101,14 @@ def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
     )
 
 
+# A record (a named tuple, its lists tuples) is the row Spark takes for its struct, as it is: both
+# `arrow_column` and the pickled rows accept tuples for arrays and structs (PySpark's row-at-a-time
+# Arrow UDF, `useArrow=True`, would not). So the parsers are registered as they are, and a row
+# function only adapts what Spark passes or expects otherwise.
 FUNCTIONS: dict[str, tuple[Callable[..., Any], DataType]] = {
     "cdc_parse_kcat_line": (parse_kcat_line_row, LANDED_RECORD_TYPE),
-    "cdc_parse_record": (parse_record_row, PARSED_RECORD_TYPE),
-    "cdc_parse_qlik_record": (parse_qlik_record_row, PARSED_RECORD_TYPE),
+    "cdc_parse_record": (parse_record, PARSED_RECORD_TYPE),
+    "cdc_parse_qlik_record": (parse_qlik_record, PARSED_RECORD_TYPE),
     "cdc_resolve_rows": (resolve_rows_row, RESOLVED_ROWS_TYPE),
 }
 

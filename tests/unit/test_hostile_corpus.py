@@ -18,12 +18,14 @@ from typing import Any
 
 import pytest
 
-from tests.parsing_contract import check_landed_row, check_parsed, parsed_from_row
+from tests.parsing_contract import check_landed_row, check_parsed
 from udfs.events import ParsedRecord
 from udfs.json_text import MAX_DETAIL_CHARS
 from udfs.landing import decode_kafka_bytes
+from udfs.qlik import parse_qlik_record
 from udfs.reasons import Reason
-from udfs.spark import parse_kcat_line_row, parse_qlik_record_row, parse_record_row
+from udfs.records import parse_record
+from udfs.spark import parse_kcat_line_row
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 README = HOSTILE / "README.md"
@@ -64,8 +66,8 @@ def land(file: str, line: bytes) -> Landed:
         parsed = ParsedRecord(outcome="quarantine", reason=landed.reason, detail=landed.detail)
         return Landed(file, landed.topic, landed.partition, landed.offset, landed.payload, parsed)
     assert landed.topic is not None and landed.partition is not None and landed.offset is not None
-    row = parse_record_row(landed.key, landed.payload, landed.partition, landed.offset, landed.topic)
-    return Landed(file, landed.topic, landed.partition, landed.offset, landed.payload, parsed_from_row(row))
+    parsed = parse_record(landed.key, landed.payload, landed.partition, landed.offset, landed.topic)
+    return Landed(file, landed.topic, landed.partition, landed.offset, landed.payload, parsed)
 
 
 def bind_qlik(records: list[Landed]) -> list[Landed]:
@@ -86,8 +88,8 @@ def bind_qlik(records: list[Landed]) -> list[Landed]:
             metadata_payload = by_schema_id[schema_id]
         if metadata_payload is not None:
             assert record.partition is not None and record.offset is not None
-            row = parse_qlik_record_row(record.payload, metadata_payload, record.partition, record.offset)
-            record = replace(record, parsed=parsed_from_row(row))
+            parsed = parse_qlik_record(record.payload, metadata_payload, record.partition, record.offset)
+            record = replace(record, parsed=parsed)
         bound.append(record)
     return bound
 

@@ -29,13 +29,12 @@ from tests.parsing_contract import (
     check_landed_row,
     check_parsed,
     is_object_text,
-    parsed_from_row,
 )
 from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord, parse_kcat_line
 from udfs.qlik import parse_qlik_record
 from udfs.records import parse_record
-from udfs.spark import parse_kcat_line_row, parse_record_row, resolve_rows_row
+from udfs.spark import parse_kcat_line_row, resolve_rows_row
 
 FAST = settings(
     derandomize=True,
@@ -54,19 +53,13 @@ def checked(parsed: ParsedRecord) -> ParsedRecord:
     return check_parsed(parsed)
 
 
-def checked_row(row: tuple[Any, ...]) -> ParsedRecord:
-    """What the `cdc_parse_record` UDF returns, a struct's tuple, checked as `checked` does."""
-    return checked(parsed_from_row(row))
-
-
 def parse_line(line: str) -> tuple[LandedRecord, ParsedRecord | None]:
     """A kcat line as the SQL parses it: landed, then parsed unless landing gave a reason."""
     landed = check_landed_row(parse_kcat_line_row(line))
     if landed.reason is not None:
         return landed, None
     assert landed.topic is not None and landed.partition is not None and landed.offset is not None
-    row = parse_record_row(landed.key, landed.payload, landed.partition, landed.offset, landed.topic)
-    return landed, checked_row(row)
+    return landed, checked(parse_record(landed.key, landed.payload, landed.partition, landed.offset, landed.topic))
 
 
 # --- JSON with what json.dumps will not write -------------------------------------------------
@@ -530,7 +523,7 @@ def coordinates(data: st.DataObject) -> tuple[int, int, str]:
 @given(key=st.none() | st.text(max_size=60), payload=st.none() | st.text(max_size=200), data=st.data())
 def test_arbitrary_text_never_raises(key: str | None, payload: str | None, data: st.DataObject) -> None:
     partition, offset, topic = coordinates(data)
-    checked_row(parse_record_row(key, payload, partition, offset, topic))
+    checked(parse_record(key, payload, partition, offset, topic))
     checked(parse_qlik_record(payload, key, partition, offset))
     if payload is not None:
         parse_line(payload)
@@ -542,7 +535,7 @@ def test_arbitrary_json_never_raises(payload: Any, key: Any, wrap: bool, data: s
     if wrap:
         payload = {"schema": data.draw(json_values, label="schema"), "payload": payload}
     partition, offset, topic = coordinates(data)
-    checked_row(parse_record_row(render(key), render(payload), partition, offset, topic))
+    checked(parse_record(render(key), render(payload), partition, offset, topic))
 
 
 def test_the_valid_debezium_messages_are_changes_or_ignored() -> None:
@@ -558,7 +551,7 @@ def test_the_valid_debezium_messages_are_changes_or_ignored() -> None:
 def test_near_miss_debezium_envelopes(data: st.DataObject) -> None:
     payload = near_miss(data, DEBEZIUM_BASES)
     partition, offset, topic = coordinates(data)
-    checked_row(parse_record_row(kafka_key(data, DEBEZIUM_KEYS), payload, partition, offset, topic))
+    checked(parse_record(kafka_key(data, DEBEZIUM_KEYS), payload, partition, offset, topic))
 
 
 @THOROUGH
@@ -594,7 +587,7 @@ def test_the_valid_mongodb_events_are_changes() -> None:
 def test_near_miss_flattened_records(data: st.DataObject) -> None:
     payload = near_miss(data, FLATTENED_BASES)
     partition, offset, topic = coordinates(data)
-    checked_row(parse_record_row(kafka_key(data, DEBEZIUM_KEYS), payload, partition, offset, topic))
+    checked(parse_record(kafka_key(data, DEBEZIUM_KEYS), payload, partition, offset, topic))
 
 
 def test_the_valid_flattened_records_are_changes() -> None:
@@ -788,7 +781,7 @@ def converter(schema: Any, **fields: Any) -> str:
     ],
 )
 def test_minimal_inputs_of_fixed_bugs(key: str, payload: str, expected: tuple[str, str | None]) -> None:
-    parsed = check_parsed(parsed_from_row(parse_record_row(key, payload, 0, 1, "t")))
+    parsed = check_parsed(parse_record(key, payload, 0, 1, "t"))
     assert (parsed.outcome, parsed.reason) == expected
 
 
@@ -849,7 +842,7 @@ def test_qlik_ordinal_of_a_trillion_does_not_allocate_its_mask() -> None:
 )
 def test_a_delete_or_truncate_with_an_after_image_is_an_invalid_envelope(payload: str) -> None:
     """It came out as a change whose after image contradicts its op (found by duplicate keys)."""
-    parsed = check_parsed(parsed_from_row(parse_record_row(KEY, payload, 0, 1, "t")))
+    parsed = check_parsed(parse_record(KEY, payload, 0, 1, "t"))
     assert (parsed.outcome, parsed.reason) == ("quarantine", "invalid_envelope")
 
 
