@@ -22,15 +22,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 CODECS = ("snappy", "zstd")
 SCHEMA = "bench_codec"
-HISTORY_DIGEST = (
-    f"select count(*), sum(xxhash64(source_db, source_table, row_key, version, row, valid_from, valid_to, ended_by))"
-    f" from {SCHEMA}.cdc_history"
-)
 
 
 def build(landing: Path, work: Path, codec: str) -> dict[str, object]:
     """In a child: a cold build of `landing` into a new warehouse whose tables `codec` compresses."""
     from dbt_runs import dbt_run, slowest_models
+    from model_versions import rows_digest
 
     from cdc_dbt.session import build_session
     from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
@@ -38,7 +35,7 @@ def build(landing: Path, work: Path, codec: str) -> dict[str, object]:
     settings = Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None)
     spark = build_session(settings, {"spark.sql.parquet.compression.codec": codec})
     seconds = dbt_run(landing, work / "target", SCHEMA)
-    rows, digest = spark.sql(HISTORY_DIGEST).first()  # type: ignore[misc]
+    rows, digest = rows_digest(spark, f"{SCHEMA}.cdc_history")
     table_bytes = sum(path.stat().st_size for path in settings.tables_dir.rglob("*.parquet"))
     return {
         "seconds": seconds,
