@@ -115,11 +115,10 @@ def check_parsed(parsed: ParsedRecord) -> ParsedRecord:
     return parsed
 
 
-def check_landed_row(row: tuple[Any, ...] | None) -> LandedRecord:
-    """What `cdc_parse_kcat_line` returns for a line: a struct, with a reason or an identity."""
-    assert isinstance(row, tuple)
-    assert_fits(row, LANDED_FIELDS, LandedRecord)
-    landed = LandedRecord(*row)
+def check_landed_row(landed: LandedRecord | None) -> LandedRecord:
+    """What `cdc_parse_kcat_line` returns for a line: a record, with a reason or an identity."""
+    assert isinstance(landed, LandedRecord)
+    assert_fits(landed, LANDED_FIELDS, LandedRecord)
     if landed.reason is not None:
         assert landed.reason in QUARANTINE_REASONS
         assert is_text(landed.detail) and landed.detail.strip()
