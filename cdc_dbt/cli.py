@@ -18,6 +18,7 @@ environment (each optional):
   CDC_LANDING_DIR     folder of landed files, read recursively      (default: demo/landing)
   CDC_WAREHOUSE_DIR   table data and metastore of the warehouse     (default: .warehouse)
   CDC_SCHEMA          the Spark database of the output tables       (default: cdc)
+  CDC_TABLE_FORMAT    delta, parquet or iceberg                     (default: delta)
   SPARK_MASTER_URL    a Spark cluster, e.g. spark://host:7077       (default: embedded local[*])
   CDC_SHUFFLE_PARTITIONS  spark.sql.shuffle.partitions              (default: 8)
   CDC_SERVER_PORT     the warm server's port                        (default: 10000)
@@ -39,7 +40,7 @@ from typing import Any, NoReturn
 from cdc_dbt.command_channel import client_environment, run_on_server
 from cdc_dbt.json_lines import write_json_lines
 from cdc_dbt.serve import ServerAddress, run_sql_on_server, running_server, serve_command
-from cdc_dbt.settings import INSTALLED_PROJECT_DIR, Settings, load_settings
+from cdc_dbt.settings import INSTALLED_PROJECT_DIR, Settings, load_settings, table_format_mistake
 from cdc_dbt.up_to_date import forget_last_build, is_read_only_statement, run_unless_up_to_date
 from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
 
@@ -78,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = dbt_command(args)
     starts_spark = command == "sql" or needs_spark(args)
     server = running_server(settings) if starts_spark or goes_through_a_server(args) else None
-    mistake = folder_mistake(command, settings) or (
+    mistake = table_format_mistake(settings) or folder_mistake(command, settings) or (
         unreachable_master(settings.master_url) if starts_spark and not server else None
     )
     if mistake:
@@ -161,6 +162,7 @@ def folders_in_use(settings: Settings) -> str:
             f"cdc-dbt landing folder: {state(settings.landing_dir, 'does not exist: set CDC_LANDING_DIR')}",
             f"cdc-dbt warehouse:      {state(settings.warehouse_dir, 'not built yet: the first build creates it')}",
             f"cdc-dbt Spark master:   {settings.master_url or 'embedded (local[*]); SPARK_MASTER_URL names a cluster'}",
+            f"cdc-dbt table format:   {settings.table_format} (CDC_TABLE_FORMAT)",
         )
     )
 
@@ -301,7 +303,10 @@ def run_dbt_in_server(server_settings: Settings, args: list[str]) -> int:
     """A client's dbt command inside the warm server, whose session is already built: the settings
     are the client's (its environment and folder are in place), the warehouse the server's."""
     settings = replace(
-        load_settings(), warehouse_dir=server_settings.warehouse_dir, master_url=server_settings.master_url
+        load_settings(),
+        warehouse_dir=server_settings.warehouse_dir,
+        master_url=server_settings.master_url,
+        table_format=server_settings.table_format,
     )
     from dbt_common.events.functions import get_capture_stream
 
@@ -328,6 +333,7 @@ def invoke_dbt(settings: Settings, args: list[str], callbacks: Sequence[Callable
     # settings.schema's default, on every target (the warm server's thrift one included).
     os.environ["CDC_LANDING_DIR"] = str(settings.landing_dir)
     os.environ["CDC_WAREHOUSE_DIR"] = str(settings.warehouse_dir)
+    os.environ["CDC_TABLE_FORMAT"] = settings.table_format
     if settings.project_dir == INSTALLED_PROJECT_DIR:
         # dbt writes beside its project by default: here that is among the installed packages.
         os.environ.setdefault("DBT_TARGET_PATH", str(Path.cwd() / "target"))

@@ -10,6 +10,8 @@ INSTALLED_PROJECT_DIR = Path(__file__).resolve().parent / "dbt_project"
 PACKAGE_PROJECT_DIR = _CHECKOUT if (_CHECKOUT / "dbt_project.yml").is_file() else INSTALLED_PROJECT_DIR
 """cdc-dbt's own dbt project: this checkout, or the copy an installed wheel carries."""
 DEFAULT_SCHEMA = "cdc"
+TABLE_FORMATS = ("delta", "parquet", "iceberg")
+"""CDC_TABLE_FORMAT's choices, the default first (docs/table-formats.md)."""
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,9 @@ class Settings:
     schema: str = DEFAULT_SCHEMA
     """CDC_SCHEMA: the Spark database the output tables go to. dbt's profile (profiles.yml) reads
     the same variable with the same default, so the models' schema is this one."""
+    table_format: str = TABLE_FORMATS[0]
+    """CDC_TABLE_FORMAT: the format of every table the build writes (`delta`, `parquet`, `iceberg`).
+    dbt_project.yml reads the same variable with the same default."""
 
     @property
     def profiles_dir(self) -> Path:
@@ -66,7 +71,15 @@ def load_settings(environ: dict[str, str] | None = None, cwd: Path | None = None
         master_url=environ.get("SPARK_MASTER_URL") or None,
         # As profiles.yml's env_var('CDC_SCHEMA', 'cdc') reads it: set, even to "", it is used.
         schema=environ.get("CDC_SCHEMA", DEFAULT_SCHEMA),
+        table_format=(environ.get("CDC_TABLE_FORMAT") or TABLE_FORMATS[0]).strip().lower(),
     )
+
+
+def table_format_mistake(settings: Settings) -> str | None:
+    """A CDC_TABLE_FORMAT that names no format this project writes, said in one line; else None."""
+    if settings.table_format in TABLE_FORMATS:
+        return None
+    return f"CDC_TABLE_FORMAT={settings.table_format!r} is no table format cdc-dbt writes: use one of {', '.join(TABLE_FORMATS)}"
 
 
 def _path(value: str | None, default: Path) -> Path:

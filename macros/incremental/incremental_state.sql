@@ -97,7 +97,9 @@
 {% endmacro %}
 
 {#
-    Generations (merge-on-read). The row-state tables, int_row_events_sequenced and
+    Generations. On Parquet (no MERGE) they make the row-state tables merge-on-read; on Delta and
+    Iceberg (table_formats.sql) a build merges its keys' rows instead, and a row's generation only
+    says which build last computed it. The row-state tables, int_row_events_sequenced and
     int_row_events_versioned, are partitioned by `generation`: the build that computed the rows, as
     the microseconds of its start. A build recomputes the keys with new input, from all their events,
     and writes their rows as a new generation; nothing else is copied or rewritten. A key's rows in
@@ -118,6 +120,10 @@
 {% macro cdc_generation_to_build_on() %}
     {%- if not cdc_dbt.cdc_reads_this() %}
         {{- return(none) -}}
+    {%- endif %}
+    {%- if cdc_dbt.cdc_merges_rows() %}
+        {#- A merged table holds no superseded rows: nothing to compact. #}
+        {{- return(cdc_dbt.cdc_newest_generation_of_this()) -}}
     {%- endif %}
     {%- set sizes = cdc_dbt._cdc_generation_sizes() %}
     {%- if not sizes %}
@@ -143,6 +149,10 @@
     With `keys_to_recompute` (a CTE of keys), only the rows of those keys.
 #}
 {% macro cdc_newest_generation_rows(relation, keys_to_recompute=none) %}
+    {%- if cdc_dbt.cdc_merges_rows() %}
+    {#- A merged table holds each key's rows once: no window over generations. #}
+    {{ cdc_dbt.cdc_events_of_keys_to_recompute(relation, keys_to_recompute) }}
+    {%- else %}
     select * except (newest_generation_of_key)
     from (
         select
@@ -158,6 +168,7 @@
     )
     -- <=>: dbt unit tests give rows without a generation.
     where generation <=> newest_generation_of_key
+    {%- endif %}
 {% endmacro %}
 
 {#

@@ -15,13 +15,7 @@
     recomputed instead (tombstone policy, macros/policies/tombstone_policy.sql).
 #}
 
-{{
-    config(
-        incremental_strategy='insert_overwrite',
-        partition_by=['generation'],
-        post_hook="{{ cdc_drop_superseded_generations() }}",
-    )
-}}
+{{ config(**cdc_row_state_config(row_identity=['source_db', 'source_table', 'row_key', 'source_position', 'op'])) }}
 
 {%- set generation_built_on = cdc_generation_to_build_on() %}
 {%- if tombstones_recompute_every_key(ref('int_records_parsed'), generation_built_on) %}

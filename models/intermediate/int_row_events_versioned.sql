@@ -8,13 +8,7 @@
     truncate parsed since (truncate policy), and writes their versions as a new generation.
 #}
 
-{{
-    config(
-        incremental_strategy='insert_overwrite',
-        partition_by=['generation'],
-        post_hook="{{ cdc_drop_superseded_generations() }}",
-    )
-}}
+{{ config(**cdc_row_state_config(row_identity=['source_db', 'source_table', 'row_key', 'source_position', 'op'])) }}
 
 {%- set generation_built_on = cdc_generation_to_build_on() %}
 {%- set recomputes_keys_only = generation_built_on is not none %}

@@ -1,11 +1,13 @@
--- int_row_events_versioned holds every generation of a key's versions (merge-on-read); the newest
--- is the key's state.
+-- One row per version, from int_row_events_versioned: on Delta and Iceberg a table into which
+-- each build merges the versions of the keys it recomputed; on Parquet a view of each key's
+-- newest generation (macros/incremental/table_formats.sql).
+{{ config(**cdc_core_table_config(row_identity=['source_db', 'source_table', 'row_key', 'source_position', 'op'])) }}
 
 with
 
 row_versions as (
 
-    {{ cdc_newest_generation_rows(ref('int_row_events_versioned')) }}
+    {{ cdc_row_state_rows(ref('int_row_events_versioned')) }}
 
 ),
 
@@ -25,7 +27,8 @@ final as (
         source_position,
         topic,
         `partition`,
-        `offset`
+        `offset`,
+        generation
     from row_versions
 
 )
