@@ -136,6 +136,14 @@ class DbtProject:
             raise AssertionError(f"dbt build failed: {result.exception or failures}")
         return Build(self.spark, schema)
 
+    def compile_inline(self, sql: str, schema: str) -> str:
+        """The SQL dbt compiles `sql` (Jinja, refs to `schema`'s models) into: `dbt compile --inline`."""
+        from dbt.cli.main import dbtRunner
+
+        result = dbtRunner().invoke(["compile", "--inline", sql, *self._project_args(Path("."), schema, {})])
+        assert result.success, result.exception
+        return str(result.result.results[0].node.compiled_code)
+
     def source_freshness(self, landing_dir: Path, schema: str, variables: dict[str, Any]) -> dict[str, Any]:
         """`dbt source freshness` of `landing_dir`: each source's result (dbt's sources.json), by name."""
         from dbt.cli.main import dbtRunner

@@ -5,6 +5,8 @@ import os
 import re
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,28 +24,67 @@ SUMMARY = re.compile(
 )
 
 
-def cdc_dbt(args: list[str], landing: Path, warehouse: Path) -> subprocess.CompletedProcess[str]:
-    """`cdc-dbt` as a user runs it: the product's own Spark configuration, not the suite's small-input one."""
+def user_environment(landing: Path, warehouse: Path) -> dict[str, str]:
+    """A user's environment: the product's own Spark configuration, not the suite's small-input one."""
     environment = {**os.environ, "CDC_LANDING_DIR": str(landing), "CDC_WAREHOUSE_DIR": str(warehouse)}
-    for name in ("CDC_SCHEMA", "CDC_SHUFFLE_PARTITIONS", "SPARK_CONF_DIR"):
+    for name in ("CDC_SCHEMA", "CDC_SHUFFLE_PARTITIONS", "SPARK_CONF_DIR", "CDC_TABLE_FORMAT"):
         environment.pop(name, None)
+    return environment
+
+
+def cdc_dbt(args: list[str], landing: Path, warehouse: Path) -> subprocess.CompletedProcess[str]:
+    """`cdc-dbt` as a user runs it."""
     return subprocess.run(
-        [*CLI, *args], cwd=PACKAGE_PROJECT_DIR, env=environment, capture_output=True, text=True, timeout=900
+        [*CLI, *args],
+        cwd=PACKAGE_PROJECT_DIR,
+        env=user_environment(landing, warehouse),
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
 
 
-@pytest.mark.slow
-def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
-    landing, warehouse = tmp_path / "landing", tmp_path / "warehouse"
-    expected_path = tmp_path / "expected.json"
-    generate(landing / "generated", events=200, keys=50, seed=3, partitions=2, expected_path=expected_path)
+@dataclass
+class CliBuild:
+    """A warehouse `cdc-dbt build` made in its own process, from a generated stream and two bad lines."""
+
+    folder: Path
+    built: subprocess.CompletedProcess[str]
+
+    @property
+    def landing(self) -> Path:
+        return self.folder / "landing"
+
+    @property
+    def warehouse(self) -> Path:
+        return self.folder / "warehouse"
+
+    @property
+    def target(self) -> Path:
+        return self.folder / "target"
+
+    def expected_current(self) -> dict[str, dict[str, object]]:
+        """The generator's final state: each table's rows by key, tables with none left out."""
+        expected = json.loads((self.folder / "expected.json").read_text())
+        return {table: rows for table, rows in expected.items() if rows}
+
+
+@pytest.fixture(scope="module")
+def cli_build(tmp_path_factory: pytest.TempPathFactory) -> CliBuild:
+    folder = tmp_path_factory.mktemp("cli")
+    landing = folder / "landing"
+    generate(landing / "generated", events=200, keys=50, seed=3, partitions=2, expected_path=folder / "expected.json")
     write_kcat_file(
         landing / "bad" / "records.jsonl",
         [KafkaRecord("dbserver1.inventory.customers", 9, 0, '{"id":1}', "{this is not json")],
     )
     (landing / "bad" / "records.jsonl").write_text((landing / "bad" / "records.jsonl").read_text() + "not a record\n")
+    return CliBuild(folder, cdc_dbt(["build", "--target-path", str(folder / "target")], landing, folder / "warehouse"))
 
-    built = cdc_dbt(["build", "--target-path", str(tmp_path / "target")], landing, warehouse)
+
+@pytest.mark.slow
+def test_build_then_query_through_the_cli(cli_build: CliBuild) -> None:
+    landing, warehouse, tmp_path, built = cli_build.landing, cli_build.warehouse, cli_build.folder, cli_build.built
     assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
     assert "Completed successfully" in built.stdout
     assert "\x1b[" not in built.stdout, "no colour codes when stdout is not a terminal"
@@ -89,8 +130,7 @@ def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
     for row in rows:
         if row["kind"] == "current":
             current.setdefault(row["source_table"], {})[row["row_key"]] = json.loads(row["row"])
-    expected = {table: rows for table, rows in json.loads(expected_path.read_text()).items() if rows}
-    assert current == expected
+    assert current == cli_build.expected_current()
     changed_tables = [row["source_table"] for row in rows if row["kind"] == "change"]
     assert (changes, tables) == (len(changed_tables), len(set(changed_tables))), "the build's summary line"
     assert sorted(row["reason"] for row in rows if row["kind"] == "quarantine") == [
@@ -99,6 +139,56 @@ def test_build_then_query_through_the_cli(tmp_path: Path) -> None:
     ]
     assert (warehouse / "metastore_db").is_dir() and (warehouse / "tables").is_dir()
     assert landing.joinpath("bad", "records.jsonl").exists(), "dropping landing tables must keep the files"
+
+
+def current_by_path(tables: Path) -> tuple[int, dict[str, dict[str, object]]]:
+    """cdc_current read by path with delta-rs, no Spark and no lock: its version, and its rows by
+    table and key."""
+    from deltalake import DeltaTable
+
+    table = DeltaTable(str(tables / "cdc_current"))
+    current: dict[str, dict[str, object]] = {}
+    for row in table.to_pyarrow_table(columns=["source_table", "row_key", "row"]).to_pylist():
+        current.setdefault(row["source_table"], {})[row["row_key"]] = json.loads(row["row"])
+    return table.version(), current
+
+
+@pytest.mark.slow
+def test_readers_without_spark_see_the_last_committed_tables_while_a_build_rewrites_them(cli_build: CliBuild) -> None:
+    """While `cdc-dbt build --full-refresh` holds the warehouse and replaces every table, delta-rs
+    reads cdc_current by path again and again: each read is a whole committed version, never a
+    table half written or missing. DuckDB queries cdc_history through the same reader."""
+    import duckdb
+    from deltalake import DeltaTable
+
+    assert cli_build.built.returncode == 0, cli_build.built.stderr[-3000:]
+    tables = cli_build.warehouse / "tables" / "cdc.db"
+    expected = cli_build.expected_current()
+    version_before, current = current_by_path(tables)
+    assert current == expected
+    rebuild = subprocess.Popen(
+        [*CLI, "build", "--full-refresh", "--target-path", str(cli_build.target)],
+        cwd=PACKAGE_PROJECT_DIR,
+        env=user_environment(cli_build.landing, cli_build.warehouse),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    versions_read = []
+    while rebuild.poll() is None:
+        version, current = current_by_path(tables)
+        assert current == expected, f"version {version} of cdc_current, read during the build"
+        versions_read.append(version)
+        time.sleep(0.2)
+    output = rebuild.communicate()[0]
+    assert rebuild.returncode == 0, output[-3000:]
+    version_after, current = current_by_path(tables)
+    assert current == expected and version_after > version_before
+    assert len(versions_read) >= 10, "the reads ran during the build"
+
+    history = DeltaTable(str(tables / "cdc_history")).to_pyarrow_dataset()  # noqa: F841 - DuckDB reads it by name
+    [(live_versions,)] = duckdb.sql("select count(*) from history where is_current").fetchall()
+    assert live_versions == sum(len(rows) for rows in expected.values())
 
 
 def test_sql_failure_is_one_line_on_stderr_and_a_nonzero_exit(
