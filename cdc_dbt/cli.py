@@ -18,7 +18,7 @@ environment (each optional):
   CDC_LANDING_DIR     folder of landed files, read recursively      (default: demo/landing)
   CDC_WAREHOUSE_DIR   table data and metastore of the warehouse     (default: .warehouse)
   CDC_SCHEMA          the Spark database of the output tables       (default: cdc)
-  CDC_TABLE_FORMAT    delta, parquet or iceberg                     (default: delta)
+  CDC_TABLE_FORMAT    delta, or parquet without Maven Central       (default: delta)
   SPARK_MASTER_URL    a Spark cluster, e.g. spark://host:7077       (default: embedded local[*])
   CDC_SHUFFLE_PARTITIONS  spark.sql.shuffle.partitions              (default: 8)
   CDC_SERVER_PORT     the warm server's port                        (default: 10000)
@@ -79,8 +79,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = dbt_command(args)
     starts_spark = command == "sql" or needs_spark(args)
     server = running_server(settings) if starts_spark or goes_through_a_server(args) else None
-    mistake = table_format_mistake(settings) or folder_mistake(command, settings) or (
-        unreachable_master(settings.master_url) if starts_spark and not server else None
+    mistake = (
+        table_format_mistake(settings)
+        or folder_mistake(command, settings)
+        or (unreachable_master(settings.master_url) if starts_spark and not server else None)
     )
     if mistake:
         print(f"cdc-dbt: {mistake}", file=sys.stderr)

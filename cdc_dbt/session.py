@@ -7,20 +7,21 @@ which returns the session built here, so every model sees the `cdc_*` functions.
 import contextlib
 import logging
 import os
-import re
 import shutil
 import sys
 import tempfile
 import threading
 import time
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from pyspark import SparkContext
 from pyspark.sql import SparkSession
 
 import udfs
 from cdc_dbt.settings import Settings
+from cdc_dbt.table_format_jars import table_format_jars
 from udfs import spark as udf_registration
 
 SPARK_CONF_DIR = Path(__file__).with_name("spark_conf")
@@ -33,11 +34,6 @@ PYTHON_WORKER_DAEMON = "cdc_dbt.python_worker"
 JVM_START_WARNINGS = ("WARNING: Using incubator modules: jdk.incubator.vector",)
 """Printed by every JVM Spark starts, of no use to a user: Spark's launcher always adds the module
 (org.apache.spark.launcher.JavaModuleOptions) and Java 17 has no switch to silence the warning."""
-
-
-DELTA_PACKAGE = "io.delta:delta-spark_4.1_2.13:4.4.0"
-"""Delta Lake for Spark 4.1 (Scala 2.13). Spark fetches it and its dependencies from Maven Central
-at the first start of a session and keeps them in its Ivy cache (~/.ivy2.5.2) for every later one."""
 
 
 class JavaMissingError(RuntimeError):
@@ -60,16 +56,15 @@ def require_java() -> None:
         )
 
 
-class TableFormatUnavailableError(RuntimeError):
-    """The table format's jars could not be fetched (no Maven Central, nothing cached)."""
-
-
 def table_format_config(table_format: str) -> dict[str, str]:
-    """The Spark settings the table format needs: its jars and its catalog. Parquet needs none."""
+    """The Spark settings the table format needs: its jars (table_format_jars.py) and its catalog.
+    Parquet needs none."""
     if table_format != "delta":
         return {}
+    jars = table_format_jars(table_format)
     return {
-        "spark.jars.packages": DELTA_PACKAGE,
+        "spark.driver.extraClassPath": os.pathsep.join(jars),
+        "spark.jars": ",".join(jars),  # for the executors of a cluster
         "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
         "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
         # Delta rebuilds a table's state from its log after each write, in 50 tasks by default,
@@ -77,6 +72,13 @@ def table_format_config(table_format: str) -> dict[str, str]:
         # model or test reading a table just written waits for it (one task: 0.5x the time).
         "spark.databricks.delta.snapshotPartitions": "1",
     }
+
+
+def platform_session_running() -> bool:
+    """Whether a Spark session was started before cdc-dbt's, whose table format and catalog are
+    the platform's to set: a notebook's, a Databricks job's (its clusters set
+    DATABRICKS_RUNTIME_VERSION)."""
+    return SparkContext._active_spark_context is not None or "DATABRICKS_RUNTIME_VERSION" in os.environ
 
 
 def build_session(settings: Settings, extra_config: Mapping[str, str] | None = None) -> SparkSession:
@@ -97,7 +99,6 @@ def build_session(settings: Settings, extra_config: Mapping[str, str] | None = N
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # PySpark logs failed queries itself; the CLI reports them in one line instead.
     logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)
-    platform_session = SparkSession.getActiveSession()
     java_options = " ".join(
         (
             f"-Dderby.system.home={settings.warehouse_dir}",
@@ -124,13 +125,13 @@ def build_session(settings: Settings, extra_config: Mapping[str, str] | None = N
         .config("spark.sql.parquet.compression.codec", "zstd")
         .enableHiveSupport()
     )
-    format_config = {} if platform_session else table_format_config(settings.table_format)
+    format_config = {} if platform_session_running() else table_format_config(settings.table_format)
     for name, value in {**format_config, **(extra_config or {})}.items():
         builder = builder.config(name, value)
     if not settings.master_url:
         # Our daemon must be importable by the workers: certain locally, not on a cluster.
         builder = builder.config("spark.python.daemon.module", PYTHON_WORKER_DAEMON)
-    with jvm_start_output_filtered(settings.table_format):
+    with jvm_start_warnings_left_out():
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if settings.master_url:
@@ -150,112 +151,34 @@ def _ship_udfs(spark: SparkSession) -> None:
 
 
 @contextlib.contextmanager
-def jvm_start_output_filtered(table_format: str = "parquet") -> Iterator[None]:
-    """Start the JVM inside this block with a pipe as its stderr. What it writes while it starts is
-    held; once it has started, that is forwarded to this process's stderr but JVM_START_WARNINGS
-    and Spark's report of resolving the format's jars (Ivy's 40 lines, at every start), and every
-    later line is forwarded as it comes, for as long as the JVM runs. When the JVM fails to start
-    because a package could not be fetched, that is raised in one line
-    (TableFormatUnavailableError); when it fails otherwise, what it said is forwarded first."""
+def jvm_start_warnings_left_out() -> Iterator[None]:
+    """Start the JVM inside this block with a pipe as its stderr, and forward every line it writes
+    there, for as long as it runs, to this process's stderr, but JVM_START_WARNINGS. When the JVM
+    fails to start, what it said is forwarded before the error is raised."""
     stderr_fd = 2  # the JVM inherits the file descriptor, whatever sys.stderr is
     read_end, write_end = os.pipe()
-    forwarder = _StderrForwarder(read_end, os.dup(stderr_fd))
-    sys.stderr.flush()
     original_stderr = os.dup(stderr_fd)
+    forwarder = threading.Thread(
+        target=_forward_lines, args=(read_end, original_stderr), name="cdc-dbt JVM stderr", daemon=True
+    )
+    forwarder.start()
+    sys.stderr.flush()
     os.dup2(write_end, stderr_fd)  # the JVM inherits the pipe as its stderr
     try:
         yield
     except BaseException:
         os.dup2(original_stderr, stderr_fd)
-        os.close(original_stderr)
         os.close(write_end)
-        held = forwarder.held_once_closed(timeout_seconds=5)  # a JVM that failed has closed its end
-        missing = unresolved_packages(held)
-        if missing:
-            forwarder.release(lambda lines: [])
-            raise TableFormatUnavailableError(format_unavailable_message(table_format, missing)) from None
-        forwarder.release(lambda lines: lines)
+        forwarder.join(timeout=5)  # a JVM that failed has closed its end: the rest is forwarded
         raise
     os.dup2(original_stderr, stderr_fd)
-    os.close(original_stderr)
     os.close(write_end)
-    forwarder.release(without_ivy_report)
 
 
-IVY_REPORT_START = ":: loading settings ::"
-IVY_REPORT_END = re.compile(r"^\s*\d+ artifacts copied, \d+ already retrieved")
-UNRESOLVED_PACKAGE = re.compile(r"unresolved dependency: ([^;\]]+);([^:\]]+)")
-
-
-def without_ivy_report(lines: list[str]) -> list[str]:
-    """`lines` without Spark's report of resolving packages: from Ivy's `:: loading settings ::`
-    to its count of the jars retrieved."""
-    kept, in_report = [], False
-    for line in lines:
-        in_report = in_report or line.startswith(IVY_REPORT_START)
-        if not in_report:
-            kept.append(line)
-        elif IVY_REPORT_END.match(line):
-            in_report = False
-    return kept
-
-
-def unresolved_packages(lines: list[str]) -> list[str]:
-    """The Maven coordinates (`group:artifact:version`) Spark said it could not resolve."""
-    found = (UNRESOLVED_PACKAGE.search(line) for line in lines)
-    return sorted({f"{match[1].replace('#', ':')}:{match[2]}" for match in found if match})
-
-
-def format_unavailable_message(table_format: str, packages: list[str]) -> str:
-    return (
-        f"the {table_format} table format needs {', '.join(packages)}, which Spark could neither fetch from"
-        " Maven Central nor find in its Ivy cache: let this machine reach Maven Central once (the jars are"
-        " then cached), or set CDC_TABLE_FORMAT=parquet"
-    )
-
-
-class _StderrForwarder:
-    """Reads the JVM's stderr on a thread: holds the lines until `release`, then writes every line
-    to `destination` as it comes. `destination`, this forwarder's own copy of stderr, is closed
-    once every writer of the pipe has closed it and the held lines are released."""
-
-    def __init__(self, read_end: int, destination: int) -> None:
-        self._destination = open(destination, "wb", buffering=0)  # noqa: SIM115 - closed below
-        self._held: list[str] | None = []
-        self._pipe_closed = False
-        self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._forward, args=(read_end,), name="cdc-dbt JVM stderr", daemon=True)
-        self._thread.start()
-
-    def _forward(self, read_end: int) -> None:
-        with open(read_end, "rb") as lines:
-            for raw in lines:
-                line = raw.decode(errors="replace").rstrip("\r\n")
-                with self._lock:
-                    if self._held is None:
-                        self._write([line])
-                    else:
-                        self._held.append(line)
-        with self._lock:
-            self._pipe_closed = True
-            if self._held is None:
-                self._destination.close()
-
-    def held_once_closed(self, timeout_seconds: float) -> list[str]:
-        """The lines held, once the pipe is closed (or `timeout_seconds` have passed)."""
-        self._thread.join(timeout=timeout_seconds)
-        with self._lock:
-            return list(self._held or [])
-
-    def release(self, keep: Callable[[list[str]], list[str]]) -> None:
-        """Write the lines `keep` keeps of those held, and from now on every line as it comes."""
-        with self._lock:
-            held, self._held = self._held or [], None
-            self._write(keep(held))
-            if self._pipe_closed:
-                self._destination.close()
-
-    def _write(self, lines: list[str]) -> None:
+def _forward_lines(read_end: int, destination: int) -> None:
+    """Until every writer of the pipe has closed it (the JVM has ended, or none started), then
+    close `destination`, this forwarder's own copy of stderr."""
+    with open(read_end, "rb") as lines, open(destination, "wb", buffering=0) as stderr:
         for line in lines:
-            if line not in JVM_START_WARNINGS:
-                self._destination.write(f"{line}\n".encode())
+            if line.decode(errors="replace").rstrip("\r\n") not in JVM_START_WARNINGS:
+                stderr.write(line)

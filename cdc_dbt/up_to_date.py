@@ -54,7 +54,14 @@ PROJECT_FOLDER_SETTINGS = {
 PROJECT_YAML_FILES = ("dbt_project.yml", "packages.yml", "dependencies.yml", "selectors.yml")
 ENV_VAR_CALL = re.compile(r"""env_var\(\s*['"]([^'"]+)['"]""")
 """How the project's SQL and YAML read a variable: its value is what the build ran on too."""
-SETTINGS_VARIABLES = ("CDC_LANDING_DIR", "CDC_WAREHOUSE_DIR", "CDC_SCHEMA", "CDC_TABLE_FORMAT", "CDC_SERVER_HOST", "CDC_SERVER_PORT")
+SETTINGS_VARIABLES = (
+    "CDC_LANDING_DIR",
+    "CDC_WAREHOUSE_DIR",
+    "CDC_SCHEMA",
+    "CDC_TABLE_FORMAT",
+    "CDC_SERVER_HOST",
+    "CDC_SERVER_PORT",
+)
 """Variables the project reads that the stamp has already: as settings, resolved (a default and
 the same value written out are one), or only where the warm server listens."""
 

@@ -237,7 +237,15 @@
     {{- return('alter table ' ~ this ~ ' drop if exists ' ~ partitions | join(', ')) -}}
 {% endmacro %}
 
-{# dbt's is_incremental(), false where there is no `this` to read (a dbt unit test). #}
+{#
+    dbt's is_incremental(), false where there is no `this` to read (a dbt unit test). A table of
+    another format than the build's (CDC_TABLE_FORMAT changed on a built warehouse) is a compiler
+    error saying what to run, rather than a MERGE failing deep in Spark.
+#}
 {% macro cdc_reads_this() %}
-    {{- return(execute and this is not none and is_incremental()) -}}
+    {%- set reads_this = execute and this is not none and is_incremental() %}
+    {%- if reads_this %}
+        {%- do cdc_dbt.cdc_require_table_format_of_this() %}
+    {%- endif %}
+    {{- return(reads_this) -}}
 {% endmacro %}

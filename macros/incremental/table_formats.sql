@@ -74,3 +74,19 @@
 {% macro cdc_newest_generation_of_this() %}
     {{- return(run_query('select max(generation) from ' ~ this).columns[0].values()[0]) -}}
 {% endmacro %}
+
+{# A compiler error when this model's table is in another format than the build's. #}
+{% macro cdc_require_table_format_of_this() %}
+    {%- set existing = load_relation(this) %}
+    {%- if existing is none or existing.is_view %}
+        {{- return(none) -}}
+    {%- endif %}
+    {%- set held = 'delta' if existing.is_delta else ('iceberg' if existing.is_iceberg else 'parquet') %}
+    {%- if held != cdc_dbt.cdc_table_format() %}
+        {{- exceptions.raise_compiler_error(
+            this ~ ' is a ' ~ held ~ ' table and this build writes ' ~ cdc_dbt.cdc_table_format()
+            ~ ' (CDC_TABLE_FORMAT): rebuild the warehouse in the new format with `cdc-dbt build --full-refresh`,'
+            ~ ' or point CDC_WAREHOUSE_DIR at another folder'
+        ) -}}
+    {%- endif %}
+{% endmacro %}

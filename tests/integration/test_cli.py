@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -14,10 +15,13 @@ from pyspark.sql import SparkSession
 
 from cdc_dbt.cli import run_sql
 from cdc_dbt.generator import generate
+from cdc_dbt.session import SPARK_CONF_DIR
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from cdc_dbt.table_format_jars import TABLE_FORMAT_PACKAGES, format_unavailable_message
 from tests.kcat import KafkaRecord, write_kcat_file
 
 CLI = [sys.executable, "-m", "cdc_dbt.cli"]
+DELTA_PACKAGE = TABLE_FORMAT_PACKAGES["delta"]
 SUMMARY = re.compile(
     r"cdc-dbt: this build parsed (\d+) new records: (\d+) changes to (\d+) tables,"
     r" (\d+) ignored \(tombstones, markers, metadata\), (\d+) quarantined\."
@@ -166,22 +170,27 @@ def test_readers_without_spark_see_the_last_committed_tables_while_a_build_rewri
     expected = cli_build.expected_current()
     version_before, current = current_by_path(tables)
     assert current == expected
-    rebuild = subprocess.Popen(
-        [*CLI, "build", "--full-refresh", "--target-path", str(cli_build.target)],
-        cwd=PACKAGE_PROJECT_DIR,
-        env=user_environment(cli_build.landing, cli_build.warehouse),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    versions_read = []
-    while rebuild.poll() is None:
-        version, current = current_by_path(tables)
-        assert current == expected, f"version {version} of cdc_current, read during the build"
-        versions_read.append(version)
-        time.sleep(0.2)
-    output = rebuild.communicate()[0]
-    assert rebuild.returncode == 0, output[-3000:]
+    output = cli_build.folder / "rebuild.log"  # a file: a pipe nobody reads until the end would fill and stop it
+    with output.open("w") as log:
+        rebuild = subprocess.Popen(
+            [*CLI, "build", "--full-refresh", "--target-path", str(cli_build.target)],
+            cwd=PACKAGE_PROJECT_DIR,
+            env=user_environment(cli_build.landing, cli_build.warehouse),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        versions_read = []
+        try:
+            while rebuild.poll() is None:
+                version, current = current_by_path(tables)
+                assert current == expected, f"version {version} of cdc_current, read during the build"
+                versions_read.append(version)
+                time.sleep(0.2)
+        finally:
+            if rebuild.poll() is None:  # a read failed: stop the build, whose PID this test holds
+                rebuild.kill()
+                rebuild.wait()
+    assert rebuild.returncode == 0, output.read_text()[-3000:]
     version_after, current = current_by_path(tables)
     assert current == expected and version_after > version_before
     assert len(versions_read) >= 10, "the reads ran during the build"
@@ -189,6 +198,32 @@ def test_readers_without_spark_see_the_last_committed_tables_while_a_build_rewri
     history = DeltaTable(str(tables / "cdc_history")).to_pyarrow_dataset()  # noqa: F841 - DuckDB reads it by name
     [(live_versions,)] = duckdb.sql("select count(*) from history where is_current").fetchall()
     assert live_versions == sum(len(rows) for rows in expected.values())
+
+
+def test_without_maven_central_or_a_cached_jar_the_default_format_says_what_to_set(tmp_path: Path) -> None:
+    """No Maven Central (every HTTP(S) request of the JVM goes to a closed loopback port) and an
+    empty Ivy cache: a line naming the jar and the choice after the one saying it is fetched,
+    nothing on stdout, no stack trace."""
+    spark_conf = tmp_path / "spark-conf"
+    spark_conf.mkdir()
+    shutil.copy(SPARK_CONF_DIR / "log4j2.properties", spark_conf)
+    (spark_conf / "spark-defaults.conf").write_text(f"spark.jars.ivy {tmp_path / 'empty-ivy-cache'}\n")
+    (tmp_path / "warehouse" / "metastore_db").mkdir(parents=True)
+    no_network = " ".join(f"-D{scheme}.proxyHost=127.0.0.1 -D{scheme}.proxyPort=9" for scheme in ("http", "https"))
+    environment = {
+        **user_environment(tmp_path, tmp_path / "warehouse"),
+        "SPARK_CONF_DIR": str(spark_conf),
+        "JAVA_TOOL_OPTIONS": no_network,
+        "XDG_CACHE_HOME": str(tmp_path / "empty-cache"),  # no listing of the jars fetched before
+    }
+    run = subprocess.run(
+        [*CLI, "sql", "select 1"], cwd=PACKAGE_PROJECT_DIR, env=environment, capture_output=True, text=True, timeout=300
+    )
+    assert (run.returncode, run.stdout) == (1, "")
+    assert run.stderr.splitlines() == [
+        f"cdc-dbt: fetching {DELTA_PACKAGE} for the delta table format (once) ...",
+        f"cdc-dbt: {format_unavailable_message('delta', [DELTA_PACKAGE])}",
+    ]
 
 
 def test_sql_failure_is_one_line_on_stderr_and_a_nonzero_exit(

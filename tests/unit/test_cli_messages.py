@@ -64,6 +64,14 @@ def test_a_build_of_a_landing_folder_that_does_not_exist_fails_naming_it(tmp_pat
     assert not landing.exists() and not warehouse.exists(), "nothing is created"
 
 
+def test_a_table_format_cdc_dbt_does_not_write_is_named_in_one_line(tmp_path: Path) -> None:
+    run = cdc_dbt("build", CDC_LANDING_DIR=str(tmp_path), CDC_TABLE_FORMAT="orc")
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        "cdc-dbt: CDC_TABLE_FORMAT='orc' is no table format cdc-dbt writes: use one of delta, parquet"
+    ]
+
+
 def test_a_query_of_a_warehouse_that_does_not_exist_fails_naming_it(tmp_path: Path) -> None:
     warehouse = tmp_path / "warehuose"
     run = cdc_dbt("sql", "select count(*) from cdc.cdc_current", CDC_WAREHOUSE_DIR=str(warehouse))
@@ -143,16 +151,17 @@ def test_debug_says_what_it_can_without_a_jvm(tmp_path: Path) -> None:
                   CDC_WAREHOUSE_DIR=str(warehouse))  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     lines = [line for line in run.stdout.splitlines() if line.startswith("cdc-dbt ")]
-    assert lines[:6] == [
+    assert lines[:7] == [
         f"cdc-dbt project folder: {PACKAGE_PROJECT_DIR}",
         f"cdc-dbt landing folder: {landing}",
         f"cdc-dbt warehouse:      {warehouse}",
         "cdc-dbt Spark master:   embedded (local[*]); SPARK_MASTER_URL names a cluster",
+        "cdc-dbt table format:   delta (CDC_TABLE_FORMAT)",
         "cdc-dbt Java:           not found: Spark needs Java 17 or newer",
-        f"cdc-dbt warehouse held: process {os.getpid()} (cdc-dbt build, since " + lines[5].split("since ")[-1],
+        f"cdc-dbt warehouse held: process {os.getpid()} (cdc-dbt build, since " + lines[6].split("since ")[-1],
     ]
-    assert re.fullmatch(r"cdc-dbt dbt project:    parses: \d+ models, \d+ data tests, \d+ unit tests", lines[6])
-    assert lines[7].startswith("cdc-dbt Spark session:  not started by this check; `cdc-dbt debug --connection`")
+    assert re.fullmatch(r"cdc-dbt dbt project:    parses: \d+ models, \d+ data tests, \d+ unit tests", lines[7])
+    assert lines[8].startswith("cdc-dbt Spark session:  not started by this check; `cdc-dbt debug --connection`")
 
 
 def test_plain_dbt_stops_at_once_saying_to_use_cdc_dbt_and_writes_no_warehouse(tmp_path: Path) -> None:

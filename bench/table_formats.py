@@ -1,0 +1,128 @@
+"""Delta against Parquet: builds, reads of cdc_current, and size on disk, in one SparkSession.
+
+    python bench/table_formats.py [--events 1000000] [--keys 100000] [--batch-share 0.01]
+
+Generates a Debezium PostgreSQL stream and cuts every partition at the same share (the newest 1%
+is the batch, as bench/incremental_build.py does). Then, for each format, in the same session and
+warehouse (each format its own schema), after an untimed warm-up build of a small stream:
+
+- a cold `dbt run` over the first 99%, then the 1% batch as an incremental `dbt run`;
+- a point query of `cdc_current` (one key) and a full scan of it (count and total row length),
+  each the best of five: on Delta a table, on Parquet the view taking each key's newest
+  generation (merge-on-read);
+- the size on disk of the schema's tables (Delta's log included).
+
+It checks that both formats hold the same `cdc_history`, and prints each figure with the ratio
+Delta / Parquet.
+"""
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from dbt_runs import dbt_run
+from incremental_build import cut_landing
+from pyspark.sql import SparkSession
+
+from cdc_dbt.generator import generate
+from cdc_dbt.session import build_session
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+
+FORMATS = ("parquet", "delta")
+
+
+def best_seconds(action: Callable[[], object], rounds: int = 5) -> float:
+    timings = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        action()
+        timings.append(time.perf_counter() - started)
+    return min(timings)
+
+
+def run_in_format(table_format: str, landing: Path, target: Path, schema: str, *extra: str) -> float:
+    os.environ["CDC_TABLE_FORMAT"] = table_format
+    return dbt_run(landing, target, schema, *extra)
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
+def history_digest(spark: SparkSession, schema: str) -> tuple[object, ...]:
+    return tuple(
+        spark.sql(
+            "select count(*), sum(xxhash64(source_db, source_table, row_key, version, row, valid_from, valid_to,"
+            f" ended_by)) from {schema}.cdc_history"
+        ).first()
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--keys", type=int, default=100_000)
+    parser.add_argument("--batch-share", type=float, default=0.01)
+    arguments = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="cdc-bench-formats-"))
+    try:
+        generated, landing, warm_up = work / "generated", work / "landing", work / "warm-up"
+        generate(generated, events=arguments.events, keys=arguments.keys, seed=11, partitions=3)
+        batch_records = cut_landing(generated, landing / "history", work / "batch", arguments.batch_share)
+        shutil.rmtree(generated)
+        generate(warm_up, events=20_000, keys=2_000, seed=5, partitions=3)
+        settings = Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None)
+        spark = build_session(settings)
+        for table_format in FORMATS:
+            run_in_format(table_format, warm_up, work / "target", f"warm_up_{table_format}")
+
+        cold, incremental = {}, {}
+        for table_format in FORMATS:
+            cold[table_format] = run_in_format(table_format, landing, work / "target", f"bench_{table_format}")
+        shutil.move(work / "batch", landing / "batch")
+        for table_format in FORMATS:
+            incremental[table_format] = run_in_format(table_format, landing, work / "target", f"bench_{table_format}")
+
+        point, scan, size = {}, {}, {}
+        for table_format in FORMATS:
+            schema = f"bench_{table_format}"
+            [key] = spark.sql(f"select source_table, row_key from {schema}.cdc_current limit 1").collect()
+            point[table_format] = best_seconds(
+                lambda schema=schema, key=key: spark.sql(
+                    f"select row from {schema}.cdc_current where source_table = '{key[0]}' and row_key = '{key[1]}'"
+                ).collect()
+            )
+            scan[table_format] = best_seconds(
+                lambda schema=schema: spark.sql(
+                    f"select count(*), sum(length(row)) from {schema}.cdc_current"
+                ).collect()
+            )
+            size[table_format] = folder_bytes(settings.tables_dir / f"{schema}.db")
+        same = history_digest(spark, "bench_delta") == history_digest(spark, "bench_parquet")
+
+        print(f"{arguments.events:,} events over {arguments.keys:,} keys; batch {batch_records:,} records")
+        print(f"{'':34}{'parquet':>10}{'delta':>10}{'delta/parquet':>15}")
+        for label, figures, unit in (
+            ("cold build (99%), s", cold, 1.0),
+            ("incremental build (1%), s", incremental, 1.0),
+            ("cdc_current point query, ms", point, 1000.0),
+            ("cdc_current full scan, ms", scan, 1000.0),
+            ("tables on disk, MB", size, 1e-6),
+        ):
+            parquet, delta = figures["parquet"] * unit, figures["delta"] * unit
+            print(f"{label:34}{parquet:>10.1f}{delta:>10.1f}{delta / parquet:>15.2f}")
+        print(f"same cdc_history in both formats: {same}")
+        if not same:
+            raise SystemExit("the formats hold different histories")
+        spark.stop()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

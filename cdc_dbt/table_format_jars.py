@@ -1,0 +1,125 @@
+"""The jars a table format needs, put on the driver's own classpath.
+
+Delta Lake is not part of Spark: it comes from Maven Central. Spark's `spark.jars.packages` would
+resolve it at every start (a second, and 40 lines of Ivy's report on stderr), and it adds the jars
+through a class loader that the warm server's statement threads do not use: their queries failed
+with NoClassDefFoundError. So a package is resolved once per machine, by a short Spark start of its
+own in a child process that prints the jars Spark fetched (into its Ivy cache, `~/.ivy2.5.2`), and
+the list is kept under `$XDG_CACHE_HOME/cdc-dbt` (`~/.cache/cdc-dbt`). Every session then starts
+with those jars on the driver's classpath and ships them to executors. Spark's own jars come
+first: a dependency Spark already ships is left out.
+
+    python -m cdc_dbt.table_format_jars <group:artifact:version>    (what the child process runs)
+"""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+TABLE_FORMAT_PACKAGES = {"delta": "io.delta:delta-spark_4.1_2.13:4.4.0"}
+"""The Maven package each table format needs beyond Spark: Delta Lake for Spark 4.1, Scala 2.13."""
+JAR_LINE = "cdc-dbt jar: "
+"""How the child process prints each jar (the JVM may print to stdout too)."""
+UNRESOLVED_PACKAGE = re.compile(r"unresolved dependency: ([^;\]]+);([^:\]]+)")
+
+
+class TableFormatUnavailableError(RuntimeError):
+    """The table format's jars could not be fetched (no Maven Central, nothing cached)."""
+
+
+def table_format_jars(table_format: str) -> list[str]:
+    """The local jars `table_format` needs on the driver's classpath, fetched on first use."""
+    package = TABLE_FORMAT_PACKAGES.get(table_format)
+    if package is None:
+        return []
+    listing = jar_listing_file(package)
+    known = listing.read_text().splitlines() if listing.is_file() else []
+    if known and all(Path(jar).is_file() for jar in known):
+        return known
+    jars = fetched_jars(table_format, package)
+    listing.parent.mkdir(parents=True, exist_ok=True)
+    partial = listing.with_suffix(".partial")
+    partial.write_text("".join(f"{jar}\n" for jar in jars))
+    partial.replace(listing)  # a listing is whole or absent
+    return jars
+
+
+def jar_listing_file(package: str) -> Path:
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "cdc-dbt" / f"{package.replace(':', '_')}.jars"
+
+
+def fetched_jars(table_format: str, package: str) -> list[str]:
+    """Start Spark in a child process to fetch `package`; the jars it fetched that Spark lacks."""
+    print(f"cdc-dbt: fetching {package} for the {table_format} table format (once) ...", file=sys.stderr)
+    child = subprocess.run(
+        [sys.executable, "-m", "cdc_dbt.table_format_jars", package], capture_output=True, text=True, timeout=900
+    )
+    if child.returncode != 0:
+        missing = unresolved_packages(child.stderr.splitlines())
+        if missing:
+            raise TableFormatUnavailableError(format_unavailable_message(table_format, missing))
+        last_lines = " | ".join(child.stderr.strip().splitlines()[-3:])
+        raise TableFormatUnavailableError(f"fetching {package} failed: {last_lines}")
+    jars = [line.removeprefix(JAR_LINE) for line in child.stdout.splitlines() if line.startswith(JAR_LINE)]
+    return not_shipped_with_spark(jars, spark_jars_dir())
+
+
+def unresolved_packages(lines: list[str]) -> list[str]:
+    """The Maven coordinates (`group:artifact:version`) Spark said it could not resolve."""
+    found = (UNRESOLVED_PACKAGE.search(line) for line in lines)
+    return sorted({f"{match[1].replace('#', ':')}:{match[2]}" for match in found if match})
+
+
+def format_unavailable_message(table_format: str, packages: list[str]) -> str:
+    return (
+        f"the {table_format} table format needs {', '.join(packages)}, which Spark could neither fetch from"
+        " Maven Central nor find in its Ivy cache: let this machine reach Maven Central once (the jars are"
+        " then cached), or set CDC_TABLE_FORMAT=parquet"
+    )
+
+
+def spark_jars_dir() -> Path:
+    import pyspark
+
+    return Path(pyspark.__file__).parent / "jars"
+
+
+def not_shipped_with_spark(jars: list[str], spark_jars: Path) -> list[str]:
+    """`jars` (Ivy's `group_artifact-version.jar`) but those whose artifact Spark ships in any
+    version (`artifact-version.jar`): on the classpath before Spark's, they would replace them."""
+    shipped = {path.name for path in spark_jars.glob("*.jar")}
+    kept = []
+    for jar in jars:
+        artifact_and_version = Path(jar).name.split("_", 1)[-1]
+        artifact = artifact_and_version.rsplit("-", 1)[0]
+        if not any(name.startswith(f"{artifact}-") and name[len(artifact) + 1 : len(artifact) + 2].isdigit()
+                   for name in shipped):  # fmt: skip
+            kept.append(jar)
+    return kept
+
+
+def main(argv: list[str]) -> int:
+    """Start Spark with `spark.jars.packages`, print each jar it fetched, stop."""
+    from pyspark.sql import SparkSession
+
+    [package] = argv
+    spark = (
+        SparkSession.builder.master("local[1]")
+        .appName("cdc-dbt fetching jars")
+        .config("spark.jars.packages", package)
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    for uri in spark.sparkContext.getConf().get("spark.jars", "").split(","):
+        if uri:
+            print(f"{JAR_LINE}{unquote(urlparse(uri).path)}")
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
