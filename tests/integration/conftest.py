@@ -179,10 +179,16 @@ def rows_query(schema: str, tables: set[str]) -> str:
     )
 
 
+BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at", "generation")
+"""Columns that say when a build ran, which differ between any two builds of the same rows."""
+
+
 def table_rows(rows: list[dict[str, str]]) -> dict[str, list[str]]:
+    """The rows of `rows_query` by table, each as JSON without BUILD_STAMPS, sorted."""
     by_table: dict[str, list[str]] = {}
     for row in rows:
-        by_table.setdefault(row["table_name"], []).append(row["row_json"])
+        values = {name: value for name, value in json.loads(row["row_json"]).items() if name not in BUILD_STAMPS}
+        by_table.setdefault(row["table_name"], []).append(json.dumps(values, sort_keys=True))
     return {table: sorted(values) for table, values in by_table.items()}
 
 

@@ -17,14 +17,13 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import DEMO_LANDING, Build, DbtProject
+from tests.integration.conftest import BUILD_STAMPS, DEMO_LANDING, Build, DbtProject
 from tests.kcat import KafkaRecord, write_kcat_file
 
 pytestmark = pytest.mark.spark
 
 TOPIC = "pg1.public.accounts"
 DAY = datetime(2024, 5, 6, tzinfo=UTC)
-BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at", "generation")
 
 
 def change(offset: int, op: str, account: int, hour: int, balance: int | None) -> KafkaRecord:
