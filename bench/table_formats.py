@@ -20,12 +20,11 @@ import argparse
 import os
 import shutil
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from dbt_runs import dbt_run
 from incremental_build import cut_landing
+from parse_throughput import best_seconds
 from pyspark.sql import SparkSession
 
 from cdc_dbt.generator import generate
@@ -33,20 +32,18 @@ from cdc_dbt.session import build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 
 FORMATS = ("parquet", "delta")
-
-
-def best_seconds(action: Callable[[], object], rounds: int = 5) -> float:
-    timings = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - started)
-    return min(timings)
+READS = 5
+"""Each read of cdc_current is timed this many times; the best counts."""
 
 
 def run_in_format(table_format: str, landing: Path, target: Path, schema: str, *extra: str) -> float:
     os.environ["CDC_TABLE_FORMAT"] = table_format
     return dbt_run(landing, target, schema, *extra)
+
+
+def sql_string(value: str) -> str:
+    """`value` as a Spark SQL string literal (a key from the data, quotes and all)."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def folder_bytes(folder: Path) -> int:
@@ -94,13 +91,16 @@ def main() -> None:
             [key] = spark.sql(f"select source_table, row_key from {schema}.cdc_current limit 1").collect()
             point[table_format] = best_seconds(
                 lambda schema=schema, key=key: spark.sql(
-                    f"select row from {schema}.cdc_current where source_table = '{key[0]}' and row_key = '{key[1]}'"
-                ).collect()
+                    f"select row from {schema}.cdc_current"
+                    f" where source_table = {sql_string(key[0])} and row_key = {sql_string(key[1])}"
+                ).collect(),
+                READS,
             )
             scan[table_format] = best_seconds(
                 lambda schema=schema: spark.sql(
                     f"select count(*), sum(length(row)) from {schema}.cdc_current"
-                ).collect()
+                ).collect(),
+                READS,
             )
             size[table_format] = folder_bytes(settings.tables_dir / f"{schema}.db")
         same = history_digest(spark, "bench_delta") == history_digest(spark, "bench_parquet")
