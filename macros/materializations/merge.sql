@@ -1,10 +1,10 @@
 {#
     dbt-spark's MERGE (the `merge` incremental strategy), with the model's contract checked on
     every build (dbt-spark checks it only when it creates the table), and two changes the
-    row-state and core tables need: the unique key matches null-safe (`<=>`), since some formats name no source
-    database; and a model's `merge_delete_condition`, a predicate on `DBT_INTERNAL_SOURCE`, makes
-    a source row delete the row it matches (and never be inserted): cdc_current drops a key whose
-    row was deleted in the same transaction that updates the others.
+    row-state and core tables need: the unique key matches null-safe (`<=>`), since some formats
+    name no source database; and a model's `merge_delete_condition`, a predicate on
+    `DBT_INTERNAL_SOURCE`, makes a source row delete the row it matches (and never be inserted):
+    cdc_current drops a key whose row was deleted in the same transaction that updates the others.
 #}
 {% macro spark__get_merge_sql(target, source, unique_key, dest_columns, incremental_predicates) %}
     {#- dbt-spark checks a contract when it creates a table; an incremental build is checked here,

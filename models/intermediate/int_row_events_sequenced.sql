@@ -9,10 +9,11 @@
       names: a fold over the key's events in source order (cdc_events_with_resolved_rows,
       macros/parsing/resolved_rows.sql), run only for the keys that need it.
 
-    Incremental (merge-on-read, macros/incremental/): a build recomputes the keys with changes
-    parsed since the newest generation, from all their events, and writes them as a new
-    generation; readers take each key's newest generation. New tombstones can need every key
-    recomputed instead (tombstone policy, macros/policies/tombstone_policy.sql).
+    Incremental (macros/incremental/): a build recomputes the keys with changes parsed since the
+    newest generation, from all their events, and merges their rows (Delta), or writes them as a
+    new generation whose rows readers take over older ones (Parquet, merge-on-read). New
+    tombstones can need every key recomputed instead (tombstone policy,
+    macros/policies/tombstone_policy.sql).
 #}
 
 {{ config(**cdc_row_state_config(row_identity=['source_db', 'source_table', 'row_key', 'source_position', 'op'])) }}

@@ -3,9 +3,10 @@
     next event or its table's next truncate ends it (delete and truncate policies in
     macros/policies/). Events are ordered by source position, never by arrival.
 
-    Incremental (merge-on-read, like int_row_events_sequenced): a build recomputes the keys whose
-    events have a newer generation than this table's newest, and every key of a table with a
-    truncate parsed since (truncate policy), and writes their versions as a new generation.
+    Incremental (like int_row_events_sequenced): a build recomputes the keys whose events have a
+    newer generation than this table's newest, and every key of a table with a truncate parsed
+    since (truncate policy), and merges their versions (Delta) or writes them as a new
+    generation (Parquet).
 #}
 
 {{ config(**cdc_row_state_config(row_identity=['source_db', 'source_table', 'row_key', 'source_position', 'op'])) }}
