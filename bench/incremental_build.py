@@ -50,6 +50,16 @@ def cut_landing(generated: Path, history: Path, batch: Path, batch_share: float)
     return batch_records
 
 
+def landed_history_and_batch(work: Path, events: int, keys: int, batch_share: float) -> int:
+    """The generated Debezium PostgreSQL stream cut at `batch_share`: its history landed in
+    `work/landing/history`, its batch in `work/batch` (to move beside it); the batch's size."""
+    generated = work / "generated"
+    generate(generated, events=events, keys=keys, seed=11, partitions=3)
+    batch_records = cut_landing(generated, work / "landing" / "history", work / "batch", batch_share)
+    shutil.rmtree(generated)
+    return batch_records
+
+
 def slowest_models_text(target: Path, count: int = 6) -> str:
     return ", ".join(f"{name} {seconds:.1f}" for name, seconds in slowest_models(target, count))
 
@@ -73,10 +83,8 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="cdc-bench-incremental-"))
     try:
-        generated, landing = work / "generated", work / "landing"
-        generate(generated, events=arguments.events, keys=arguments.keys, seed=11, partitions=3)
-        batch_records = cut_landing(generated, landing / "history", work / "batch", arguments.batch_share)
-        shutil.rmtree(generated)
+        landing = work / "landing"
+        batch_records = landed_history_and_batch(work, arguments.events, arguments.keys, arguments.batch_share)
         settings = Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None)
         spark = build_session(settings)
         target = work / "target"

@@ -23,9 +23,9 @@ import tempfile
 from pathlib import Path
 
 from dbt_runs import dbt_run
-from incremental_build import cut_landing
+from incremental_build import landed_history_and_batch
+from model_versions import rows_digest
 from parse_throughput import best_seconds
-from pyspark.sql import SparkSession
 
 from cdc_dbt.generator import generate
 from cdc_dbt.session import build_session
@@ -50,15 +50,6 @@ def folder_bytes(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
 
 
-def history_digest(spark: SparkSession, schema: str) -> tuple[object, ...]:
-    return tuple(
-        spark.sql(
-            "select count(*), sum(xxhash64(source_db, source_table, row_key, version, row, valid_from, valid_to,"
-            f" ended_by)) from {schema}.cdc_history"
-        ).first()
-    )
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
@@ -68,10 +59,8 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="cdc-bench-formats-"))
     try:
-        generated, landing, warm_up = work / "generated", work / "landing", work / "warm-up"
-        generate(generated, events=arguments.events, keys=arguments.keys, seed=11, partitions=3)
-        batch_records = cut_landing(generated, landing / "history", work / "batch", arguments.batch_share)
-        shutil.rmtree(generated)
+        landing, warm_up = work / "landing", work / "warm-up"
+        batch_records = landed_history_and_batch(work, arguments.events, arguments.keys, arguments.batch_share)
         generate(warm_up, events=20_000, keys=2_000, seed=5, partitions=3)
         settings = Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None)
         spark = build_session(settings)
@@ -103,7 +92,7 @@ def main() -> None:
                 READS,
             )
             size[table_format] = folder_bytes(settings.tables_dir / f"{schema}.db")
-        same = history_digest(spark, "bench_delta") == history_digest(spark, "bench_parquet")
+        same = rows_digest(spark, "bench_delta.cdc_history") == rows_digest(spark, "bench_parquet.cdc_history")
 
         print(f"{arguments.events:,} events over {arguments.keys:,} keys; batch {batch_records:,} records")
         print(f"{'':34}{'parquet':>10}{'delta':>10}{'delta/parquet':>15}")

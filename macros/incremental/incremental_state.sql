@@ -97,8 +97,8 @@
 {% endmacro %}
 
 {#
-    Generations. On Parquet (no MERGE) they make the row-state tables merge-on-read; on Delta and
-    Iceberg (table_formats.sql) a build merges its keys' rows instead, and a row's generation only
+    Generations. On Parquet (no MERGE) they make the row-state tables merge-on-read; on Delta
+    (table_formats.sql) a build merges its keys' rows instead, and a row's generation only
     says which build last computed it. The row-state tables, int_row_events_sequenced and
     int_row_events_versioned, are partitioned by `generation`: the build that computed the rows, as
     the microseconds of its start. A build recomputes the keys with new input, from all their events,

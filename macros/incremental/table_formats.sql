@@ -1,7 +1,7 @@
 {#
     What the table format (CDC_TABLE_FORMAT, dbt_project.yml's `file_format`) changes.
 
-    Delta (the default) and Iceberg have MERGE: a row-state table keeps one row per event or
+    Delta (the default) has MERGE: a row-state table keeps one row per event or
     version of a key, and a build merges the rows of the keys it recomputed into it in one
     transaction; cdc_current and cdc_history are tables merged the same way, readable by path
     from other engines. Parquet has no MERGE: the row-state tables are merge-on-read (generations,
@@ -13,9 +13,9 @@
     {{- return(env_var('CDC_TABLE_FORMAT', 'delta')) -}}
 {% endmacro %}
 
-{# Whether the table format has MERGE: then the row-state tables hold no superseded rows. #}
+{# Whether the table format has MERGE (Delta): then the row-state tables hold no superseded rows. #}
 {% macro cdc_merges_rows() %}
-    {{- return(cdc_dbt.cdc_table_format() in ('delta', 'iceberg')) -}}
+    {{- return(cdc_dbt.cdc_table_format() == 'delta') -}}
 {% endmacro %}
 
 {#

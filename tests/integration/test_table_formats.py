@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import BUILD_STAMPS, DEMO_LANDING, Build, DbtProject
+from tests.integration.conftest import DEMO_LANDING, Build, DbtProject, rows_query, table_rows
 from tests.kcat import KafkaRecord, write_kcat_file
 
 pytestmark = pytest.mark.spark
@@ -107,19 +107,6 @@ def test_every_table_of_the_schema_is_a_delta_table(demo_build: Build) -> None:
     assert set(providers.values()) == {"delta"}, providers
 
 
-def table_contents(build: Build, tables: list[str]) -> dict[str, list[str]]:
-    """Every row of each table, build stamps aside, as sorted JSON."""
-    contents = {}
-    for table in tables:
-        columns = [row["col_name"] for row in build.rows(f"describe `{{schema}}`.`{table}`")]
-        kept = ", ".join(f"`{column}`" for column in dict.fromkeys(columns) if column and column not in BUILD_STAMPS
-                         and not column.startswith("#"))  # fmt: skip
-        contents[table] = sorted(
-            row["json"] for row in build.rows(f"select to_json(struct({kept})) as json from `{{schema}}`.`{table}`")
-        )
-    return contents
-
-
 @pytest.mark.slow
 def test_parquet_builds_the_demo_into_the_tables_delta_gives(demo_build: Build, dbt_project: DbtProject) -> None:
     os.environ["CDC_TABLE_FORMAT"] = "parquet"
@@ -133,4 +120,6 @@ def test_parquet_builds_the_demo_into_the_tables_delta_gives(demo_build: Build, 
     assert "cdc_current" in tables and set(tables) <= built_on_delta, "other tests add marts to the demo's schema"
     providers = {row["data_type"] for row in parquet_build.rows("describe table extended `{schema}`.cdc_current")}
     assert "VIEW" in providers, "on Parquet, cdc_current is a view over the merge-on-read versions"
-    assert table_contents(parquet_build, tables) == table_contents(demo_build, tables)
+    assert table_rows(parquet_build.rows(rows_query("{schema}", set(tables)))) == table_rows(
+        demo_build.rows(rows_query("{schema}", set(tables)))
+    )

@@ -1,10 +1,12 @@
--- The current versions of int_row_events_versioned: on Delta and Iceberg a table into which each
+-- The current versions of int_row_events_versioned: on Delta a table into which each
 -- build merges the keys it recomputed, deleting those left with no current version; on Parquet a
 -- view of each key's newest generation (macros/incremental/table_formats.sql).
 {{ config(**cdc_core_table_config(
     row_identity=['source_db', 'source_table', 'row_key'],
     delete_condition='DBT_INTERNAL_SOURCE.row is null',
 )) }}
+
+{%- set merges_into_this = cdc_merges_rows() and cdc_reads_this() %}
 
 with
 
@@ -34,7 +36,7 @@ current_rows as (
 
 ),
 
-{% if cdc_merges_rows() and cdc_reads_this() %}
+{% if merges_into_this %}
 rows_ended as (
 
     -- Keys recomputed with no current version left (deleted, truncated): a row with a null `row`
@@ -62,7 +64,7 @@ rows_ended as (
 final as (
 
     select * from current_rows
-    {% if cdc_merges_rows() and cdc_reads_this() %}
+    {% if merges_into_this %}
     union all
     select * from rows_ended
     {% endif %}
