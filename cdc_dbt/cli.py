@@ -9,6 +9,9 @@ usage:
   cdc-dbt serve [--host H --allow-remote]
                                    a warm Spark Thrift (HiveServer2) server on 127.0.0.1:CDC_SERVER_PORT;
                                    while it runs, sql and dbt commands on its warehouse run in it
+  cdc-dbt land <topic> ... | --pattern '<regex>'
+                                   land the records of Kafka topics not landed before into
+                                   CDC_LANDING_DIR, for the next build (land --help)
   cdc-dbt scaffold <source_table> [--connector C] [--folder F] [--name N] [--force]
                                    write a typed mart for a landed table under models/marts/, with
                                    types from what landed; starts no Spark (scaffold --help)
@@ -76,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from cdc_dbt.scaffold import main as scaffold
 
         return scaffold(args[1:], settings)
+    if args[0] == "land":
+        return land_command(args[1:], settings)
     command = dbt_command(args)
     starts_spark = command == "sql" or needs_spark(args)
     server = running_server(settings) if starts_spark or goes_through_a_server(args) else None
@@ -113,6 +118,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
         print(f"cdc-dbt: {error}", file=sys.stderr)
         return 1
+
+
+def land_command(args: list[str], settings: Settings) -> int:
+    """`cdc-dbt land`: Spark's Kafka source into the landing folder (cdc_dbt/land.py), holding the
+    warehouse, whose table keeps the offsets landed."""
+    from cdc_dbt.land import main as land
+
+    mistake = None if {"-h", "--help"} & set(args) else table_format_mistake(settings)
+    if mistake:
+        print(f"cdc-dbt: {mistake}", file=sys.stderr)
+        return 2
+    try:
+        _lock = hold_warehouse(settings.warehouse_dir, "land") if args and not {"-h", "--help"} & set(args) else None
+        return land(args, settings)
+    except WarehouseInUseError as error:
+        print(f"cdc-dbt: {error}", file=sys.stderr)
+        return 3
+    except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
+        print(f"cdc-dbt land: {one_line(error)}", file=sys.stderr)
+        return 1
+
+
+def one_line(error: BaseException) -> str:
+    """The first line of an error's message (of the Java exception, for an error py4j raises: its
+    own first line names only the method called), or its type's name."""
+    java_exception = getattr(error, "java_exception", None)
+    text = str(java_exception.toString() if java_exception is not None else error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def version_line() -> str:

@@ -21,7 +21,7 @@ from pyspark.sql import SparkSession
 
 import udfs
 from cdc_dbt.settings import Settings
-from cdc_dbt.table_format_jars import table_format_jars
+from cdc_dbt.spark_packages import kafka_source_jars, table_format_jars
 from udfs import spark as udf_registration
 
 SPARK_CONF_DIR = Path(__file__).with_name("spark_conf")
@@ -56,22 +56,27 @@ def require_java() -> None:
         )
 
 
-def table_format_config(table_format: str) -> dict[str, str]:
-    """The Spark settings the table format needs: its jars (table_format_jars.py) and its catalog.
-    Parquet needs none."""
-    if table_format != "delta":
-        return {}
-    jars = table_format_jars(table_format)
-    return {
-        "spark.driver.extraClassPath": os.pathsep.join(jars),
-        "spark.jars": ",".join(jars),  # for the executors of a cluster
-        "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
-        "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
-        # Delta rebuilds a table's state from its log after each write, in 50 tasks by default,
-        # sized for logs of many thousand files; a build's tables have a few hundred, and every
-        # model or test reading a table just written waits for it (one task: 0.5x the time).
-        "spark.databricks.delta.snapshotPartitions": "1",
-    }
+def package_config(table_format: str, kafka_source: bool = False) -> dict[str, str]:
+    """The Spark settings of the packages this session needs (spark_packages.py): the table
+    format's jars and catalog (Parquet needs none), and Spark's Kafka source when asked."""
+    jars = table_format_jars(table_format) + (kafka_source_jars() if kafka_source else [])
+    config = {}
+    if jars:
+        config["spark.driver.extraClassPath"] = os.pathsep.join(jars)
+        config["spark.jars"] = ",".join(jars)  # for the executors of a cluster
+    if table_format == "delta":
+        config.update(DELTA_CONFIG)
+    return config
+
+
+DELTA_CONFIG = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    # Delta rebuilds a table's state from its log after each write, in 50 tasks by default,
+    # sized for logs of many thousand files; a build's tables have a few hundred, and every
+    # model or test reading a table just written waits for it (one task: 0.5x the time).
+    "spark.databricks.delta.snapshotPartitions": "1",
+}
 
 
 def platform_session_running() -> bool:
@@ -81,9 +86,12 @@ def platform_session_running() -> bool:
     return SparkContext._active_spark_context is not None or "DATABRICKS_RUNTIME_VERSION" in os.environ
 
 
-def build_session(settings: Settings, extra_config: Mapping[str, str] | None = None) -> SparkSession:
+def build_session(
+    settings: Settings, extra_config: Mapping[str, str] | None = None, *, kafka_source: bool = False
+) -> SparkSession:
     """Start (or return) the process's SparkSession for these settings, UDFs registered;
-    `extra_config` adds Spark settings (the warm server's).
+    `extra_config` adds Spark settings (the warm server's); `kafka_source` puts Spark's Kafka
+    source on the classpath (`cdc-dbt land`).
 
     A session that already runs in this process (a Databricks notebook's, a platform's with Delta
     configured) is used as it is: its table format and catalog are the platform's to set."""
@@ -125,7 +133,7 @@ def build_session(settings: Settings, extra_config: Mapping[str, str] | None = N
         .config("spark.sql.parquet.compression.codec", "zstd")
         .enableHiveSupport()
     )
-    format_config = {} if platform_session_running() else table_format_config(settings.table_format)
+    format_config = {} if platform_session_running() else package_config(settings.table_format, kafka_source)
     for name, value in {**format_config, **(extra_config or {})}.items():
         builder = builder.config(name, value)
     if not settings.master_url:

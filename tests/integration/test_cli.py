@@ -18,7 +18,7 @@ from cdc_dbt.cli import run_sql
 from cdc_dbt.generator import generate
 from cdc_dbt.session import SPARK_CONF_DIR
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
-from cdc_dbt.table_format_jars import TABLE_FORMAT_PACKAGES, format_unavailable_message
+from cdc_dbt.spark_packages import TABLE_FORMAT_PACKAGES, unavailable_message
 from tests.kcat import KafkaRecord, write_kcat_file
 
 CLI = [sys.executable, "-m", "cdc_dbt.cli"]
@@ -234,7 +234,7 @@ def test_without_maven_central_or_a_cached_jar_the_default_format_says_what_to_s
     assert (run.returncode, run.stdout) == (1, "")
     assert run.stderr.splitlines() == [
         f"cdc-dbt: fetching {DELTA_PACKAGE} for the delta table format (once) ...",
-        f"cdc-dbt: {format_unavailable_message('delta', [DELTA_PACKAGE])}",
+        f"cdc-dbt: {unavailable_message('the delta table format', [DELTA_PACKAGE], 'or set CDC_TABLE_FORMAT=parquet')}",
     ]
 
 

@@ -1,6 +1,7 @@
-"""The jars a table format needs, put on the driver's own classpath.
+"""The jars of Spark packages the project needs, put on the driver's own classpath: a table
+format's (Delta Lake) and, for `cdc-dbt land`, Spark's Kafka source.
 
-Delta Lake is not part of Spark: it comes from Maven Central. Spark's `spark.jars.packages` would
+Neither is part of Spark's own jars: they come from Maven Central. Spark's `spark.jars.packages` would
 resolve it at every start (a second, and 40 lines of Ivy's report on stderr), and it adds the jars
 through a class loader that the warm server's statement threads do not use: their queries failed
 with NoClassDefFoundError. So a package is resolved once per machine, by a short Spark start of its
@@ -9,7 +10,7 @@ the list is kept under `$XDG_CACHE_HOME/cdc-dbt` (`~/.cache/cdc-dbt`). Every ses
 with those jars on the driver's classpath and ships them to executors. Spark's own jars come
 first: a dependency Spark already ships is left out.
 
-    python -m cdc_dbt.table_format_jars <group:artifact:version>    (what the child process runs)
+    python -m cdc_dbt.spark_packages <group:artifact:version>    (what the child process runs)
 """
 
 import os
@@ -21,13 +22,15 @@ from urllib.parse import unquote, urlparse
 
 TABLE_FORMAT_PACKAGES = {"delta": "io.delta:delta-spark_4.1_2.13:4.4.0"}
 """The Maven package each table format needs beyond Spark: Delta Lake for Spark 4.1, Scala 2.13."""
+KAFKA_SOURCE_PACKAGE = "org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.1"
+"""Spark's Kafka source (and Kafka's Java client), of the Spark version pyspark pins."""
 JAR_LINE = "cdc-dbt jar: "
 """How the child process prints each jar (the JVM may print to stdout too)."""
 UNRESOLVED_PACKAGE = re.compile(r"unresolved dependency: ([^;\]]+);([^:\]]+)")
 
 
-class TableFormatUnavailableError(RuntimeError):
-    """The table format's jars could not be fetched (no Maven Central, nothing cached)."""
+class PackageUnavailableError(RuntimeError):
+    """A package's jars could not be fetched (no Maven Central, nothing cached)."""
 
 
 def table_format_jars(table_format: str) -> list[str]:
@@ -35,11 +38,23 @@ def table_format_jars(table_format: str) -> list[str]:
     package = TABLE_FORMAT_PACKAGES.get(table_format)
     if package is None:
         return []
+    remedy = "or set CDC_TABLE_FORMAT=parquet"
+    return package_jars(package, f"the {table_format} table format", remedy)
+
+
+def kafka_source_jars() -> list[str]:
+    """The local jars of Spark's Kafka source (`cdc-dbt land`), fetched on first use."""
+    return package_jars(KAFKA_SOURCE_PACKAGE, "`cdc-dbt land`", "or land the topics with kcat (README)")
+
+
+def package_jars(package: str, needed_for: str, remedy: str) -> list[str]:
+    """The local jars of `package` (what `needed_for` needs) that Spark lacks, fetched on first use;
+    `remedy` ends the one-line error when they cannot be fetched."""
     listing = jar_listing_file(package)
     known = listing.read_text().splitlines() if listing.is_file() else []
     if known and all(Path(jar).is_file() for jar in known):
         return known
-    jars = fetched_jars(table_format, package)
+    jars = fetched_jars(package, needed_for, remedy)
     listing.parent.mkdir(parents=True, exist_ok=True)
     partial = listing.with_suffix(".partial")
     partial.write_text("".join(f"{jar}\n" for jar in jars))
@@ -52,18 +67,18 @@ def jar_listing_file(package: str) -> Path:
     return cache / "cdc-dbt" / f"{package.replace(':', '_')}.jars"
 
 
-def fetched_jars(table_format: str, package: str) -> list[str]:
+def fetched_jars(package: str, needed_for: str, remedy: str) -> list[str]:
     """Start Spark in a child process to fetch `package`; the jars it fetched that Spark lacks."""
-    print(f"cdc-dbt: fetching {package} for the {table_format} table format (once) ...", file=sys.stderr)
+    print(f"cdc-dbt: fetching {package} for {needed_for} (once) ...", file=sys.stderr)
     child = subprocess.run(
-        [sys.executable, "-m", "cdc_dbt.table_format_jars", package], capture_output=True, text=True, timeout=900
+        [sys.executable, "-m", "cdc_dbt.spark_packages", package], capture_output=True, text=True, timeout=900
     )
     if child.returncode != 0:
         missing = unresolved_packages(child.stderr.splitlines())
         if missing:
-            raise TableFormatUnavailableError(format_unavailable_message(table_format, missing))
+            raise PackageUnavailableError(unavailable_message(needed_for, missing, remedy))
         last_lines = " | ".join(child.stderr.strip().splitlines()[-3:])
-        raise TableFormatUnavailableError(f"fetching {package} failed: {last_lines}")
+        raise PackageUnavailableError(f"fetching {package} failed: {last_lines}")
     jars = [line.removeprefix(JAR_LINE) for line in child.stdout.splitlines() if line.startswith(JAR_LINE)]
     return not_shipped_with_spark(jars, spark_jars_dir())
 
@@ -74,11 +89,10 @@ def unresolved_packages(lines: list[str]) -> list[str]:
     return sorted({f"{match[1].replace('#', ':')}:{match[2]}" for match in found if match})
 
 
-def format_unavailable_message(table_format: str, packages: list[str]) -> str:
+def unavailable_message(needed_for: str, packages: list[str], remedy: str) -> str:
     return (
-        f"the {table_format} table format needs {', '.join(packages)}, which Spark could neither fetch from"
-        " Maven Central nor find in its Ivy cache: let this machine reach Maven Central once (the jars are"
-        " then cached), or set CDC_TABLE_FORMAT=parquet"
+        f"{needed_for} needs {', '.join(packages)}, which Spark could neither fetch from Maven Central nor"
+        f" find in its Ivy cache: let this machine reach Maven Central once (the jars are then cached), {remedy}"
     )
 
 

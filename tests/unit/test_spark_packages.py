@@ -1,4 +1,4 @@
-"""The table format's jars (cdc_dbt.table_format_jars): a package Spark could not fetch is named in
+"""The jars of Spark packages (cdc_dbt.spark_packages): a package Spark could not fetch is named in
 one line (the lines are Spark 4.1's own, as printed on this machine); the jars Spark already ships
 are left out of the driver's classpath; a listing whose jars are all there is used as it is; and a
 session already running (a platform's) gets no settings of ours."""
@@ -9,12 +9,12 @@ import pytest
 from pyspark import SparkContext
 
 from cdc_dbt.session import platform_session_running
-from cdc_dbt.table_format_jars import (
+from cdc_dbt.spark_packages import (
     TABLE_FORMAT_PACKAGES,
-    format_unavailable_message,
     jar_listing_file,
     not_shipped_with_spark,
     table_format_jars,
+    unavailable_message,
     unresolved_packages,
 )
 
@@ -33,9 +33,10 @@ def test_a_package_spark_could_not_resolve_is_named_as_maven_coordinates() -> No
 
 
 def test_the_message_is_one_line_saying_what_to_set() -> None:
-    message = format_unavailable_message("delta", [DELTA_PACKAGE])
+    message = unavailable_message("the delta table format", [DELTA_PACKAGE], "or set CDC_TABLE_FORMAT=parquet")
     assert "\n" not in message
-    assert DELTA_PACKAGE in message and message.endswith("or set CDC_TABLE_FORMAT=parquet")
+    assert message.startswith(f"the delta table format needs {DELTA_PACKAGE}, which Spark could neither")
+    assert message.endswith("(the jars are then cached), or set CDC_TABLE_FORMAT=parquet")
 
 
 def test_a_jar_whose_artifact_spark_ships_in_any_version_is_left_out(tmp_path: Path) -> None:
