@@ -22,6 +22,7 @@ offset)` once. Offsets that retention deleted before they were landed are said, 
 table; a compacted topic's missing offsets are no loss.
 """
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -300,6 +301,8 @@ def write_records(
     )
     folder.parent.mkdir(parents=True, exist_ok=True)
     os.rename(staging, folder)
+    with contextlib.suppress(OSError):  # left only while a land is in progress
+        staging.parent.rmdir()
     landed = [LandedPartition(row.topic, row.partition, row.records, row["first"], row["last"]) for row in written]
     return folder, sorted(landed, key=lambda part: (part.topic, part.partition))
 
