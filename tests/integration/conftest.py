@@ -19,10 +19,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pyspark.sql import SparkSession
+
+if TYPE_CHECKING:
+    from tests.real_parts.kafka_broker import KafkaBroker
 
 from cdc_dbt.project_files import copy_dbt_project
 from cdc_dbt.session import SPARK_CONF_DIR, build_session
@@ -246,6 +249,15 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
     session = build_session(settings)
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator["KafkaBroker"]:
+    """One real Kafka broker (tests/real_parts) for every test that needs one, started on first use."""
+    from tests.real_parts.kafka_broker import start_kafka
+
+    with start_kafka(tmp_path_factory.mktemp("kafka")) as broker:
+        yield broker
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from deltalake import DeltaTable
 from cdc_dbt.land import LANDED_FOLDER, OFFSETS_TABLE
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 from tests.integration.conftest import DEMO_LANDING, Build, DbtProject, rows_query, table_rows
-from tests.real_parts.kafka_broker import KafkaBroker, start_kafka
+from tests.real_parts.kafka_broker import KafkaBroker
 
 pytestmark = pytest.mark.slow
 
@@ -131,9 +130,8 @@ class Lands:
 
 
 @pytest.fixture(scope="module")
-def kafka(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
-    with start_kafka(tmp_path_factory.mktemp("kafka")) as broker:
-        yield broker
+def kafka(kafka_broker: KafkaBroker) -> KafkaBroker:
+    return kafka_broker
 
 
 @pytest.fixture(scope="module")
