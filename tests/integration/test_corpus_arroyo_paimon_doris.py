@@ -22,7 +22,8 @@ key is `missing_key` here (docs/message-formats.md), so each record gets the key
 write: the table's primary key from the row image, with its key schema where the value carries the
 converter schema, without it where the value has none.
 
-The expected-*.txt files of Paimon and Doris give per column the value SPEC.md §5 requires and
+The expected-*.txt files of Paimon and Doris give per column the value the output contract requires
+(docs/message-formats.md) and
 what the peer prints where that differs (Doris prints zoned values in its UTC+08:00 session and
 TINYINT(1) as BOOLEAN; Paimon drops a zone and prints dates as day counts): the test asserts the
 former, by the column's kind, and explains the differences beside the checks.
@@ -124,7 +125,7 @@ TYPED_TABLES = (
 
 @dataclass(frozen=True)
 class ExpectedValue:
-    """One line `column|kind|value required by SPEC.md §5|what the peer prints (when different)`."""
+    """One line `column|kind|value the output contract requires|what the peer prints (when different)`."""
 
     table: TypedTable
     column: str
@@ -160,7 +161,7 @@ def arroyo_events() -> list[dict[str, Any]]:
 
 
 def canonical_key(image: dict[str, Any], columns: tuple[str, ...]) -> str:
-    """SPEC.md §5's row_key: the key columns as JSON, keys sorted, no spaces."""
+    """The output's row_key: the key columns as JSON, keys sorted, no spaces."""
     return json.dumps({column: image[column] for column in columns}, sort_keys=True, separators=(",", ":"))
 
 
@@ -335,7 +336,7 @@ def test_arroyo_current_state_is_arroyo_s_merged_golden_output(tables: Tables) -
 
 
 def test_arroyo_history_has_a_version_per_create_and_update(tables: Tables) -> None:
-    """Not a peer assertion (Arroyo keeps no history): the SCD2 versions SPEC.md §6 gives for the
+    """Not a peer assertion (Arroyo keeps no history): the SCD2 versions the project's semantics give for the
     input, derived in LSN order (the file's order; source.ts_ms increases with it): every c and u
     starts a version, no-op updates included; the next u ends it with `u`, a d with `d`."""
     events = arroyo_events()
@@ -405,13 +406,13 @@ def assert_typed_value(ours: Any, expected: ExpectedValue, field_schema: dict[st
             assert type(ours) in (int, float) and math.isclose(ours, float(value), rel_tol=1e-6)
         case "dec":
             # Exact, as a string (never a binary float), with the scale of its Decimal schema
-            # (SPEC.md §5). Paimon prints _fixed with two fraction digits (…321.11); the schema's
+            # (the output contract). Paimon prints _fixed with two fraction digits (…321.11); the schema's
             # scale is 3, so ours is …321.110: the same number, compared as one.
             assert isinstance(ours, str) and Decimal(ours) == Decimal(value)
             if field_schema.get("name") == "org.apache.kafka.connect.data.Decimal":
                 assert Decimal(ours).as_tuple().exponent == -int(field_schema["parameters"]["scale"])
         case "date":
-            # Paimon prints a day count (19439), SPEC.md §5 fixes YYYY-MM-DD.
+            # Paimon prints a day count (19439), the output contract fixes YYYY-MM-DD.
             assert ours == value
         case "ts":
             assert isinstance(ours, str) and as_utc(datetime.fromisoformat(ours)) == as_utc(
@@ -423,7 +424,7 @@ def assert_typed_value(ours: Any, expected: ExpectedValue, field_schema: dict[st
             moment = datetime.fromisoformat(ours)
             assert moment.tzinfo is not None and as_utc(moment) == as_utc(datetime.fromisoformat(value))
         case "time":
-            # SPEC.md does not fix a time of day's form: text, or the raw microseconds (Paimon
+            # The output contract does not fix a time of day's form: text, or the raw microseconds (Paimon
             # prints milliseconds of the day, 36803000).
             if isinstance(ours, int):
                 expected_time = time.fromisoformat(value)
@@ -441,10 +442,10 @@ def assert_typed_value(ours: Any, expected: ExpectedValue, field_schema: dict[st
             # io.debezium.data.Json: the JSON text Debezium wrote, or its parsed value.
             assert (json.loads(ours) if isinstance(ours, str) else ours) == json.loads(value)
         case "optint":
-            # MicroDuration: SPEC.md does not fix its form; a number must be the microseconds.
+            # MicroDuration: The output contract does not fix its form; a number must be the microseconds.
             assert (type(ours) is int and ours == int(value)) or (isinstance(ours, str) and ours != "")
         case "skip":
-            # Bytes, bits and geometries: SPEC.md says nothing of their form; the column is kept.
+            # Bytes, bits and geometries: the output contract says nothing of their form; the column is kept.
             assert ours is not None
         case _:
             raise AssertionError(f"unknown kind {expected.kind!r} in {expected.table.expected_file}")
@@ -495,7 +496,7 @@ def test_typed_table_is_its_one_event(tables: Tables, table: TypedTable) -> None
 
 def test_doris_tinyint1_and_boolean_stay_the_integers_debezium_sent(tables: Tables) -> None:
     # Doris prints TINYINT(1)/BOOLEAN as true: its target columns are BOOLEAN. Debezium MySQL sends
-    # them as int16 1, and SPEC.md has no such coercion; only BIT(1) arrives as a boolean.
+    # them as int16 1, and the output contract has no such coercion; only BIT(1) arrives as a boolean.
     (full_types,) = [table for table in TYPED_TABLES if table.topic == "doris.full_types"]
     row = single_row(tables, full_types)
     assert (row["tiny1_c"], row["boolean_c"], row["bit1_c"]) == (1, 1, False)
