@@ -133,13 +133,15 @@ def format_date(days: int) -> str:
 
 
 def format_time(units: int, digits: int) -> str:
-    """Time of day from a count of 10**-digits seconds since midnight."""
-    seconds, fraction = divmod(_integer(units), 10**digits)
-    if not 0 <= seconds < 86_400:
-        raise ValueError("time of day out of range")
+    """A time from a count of 10**-digits seconds since midnight: a time of day, or beyond one
+    (MySQL's TIME spans -838:59:59 to 838:59:59, PostgreSQL's time reaches 24:00:00) the hours past
+    23 and a leading minus, as the database itself prints it."""
+    count = _integer(units)
+    seconds, fraction = divmod(abs(count), 10**digits)
     hours, rest = divmod(seconds, 3600)
     minutes, secs = divmod(rest, 60)
-    return f"{hours:02d}:{minutes:02d}:{secs:02d}.{fraction:0{digits}d}"
+    sign = "-" if count < 0 else ""
+    return f"{sign}{hours:02d}:{minutes:02d}:{secs:02d}.{fraction:0{digits}d}"
 
 
 def format_timestamp(units: int, digits: int) -> str:

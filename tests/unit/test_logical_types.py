@@ -46,9 +46,11 @@ def test_times_keep_their_precision() -> None:
     assert format_time(86_399_999_999_999, 9) == "23:59:59.999999999"
 
 
-def test_time_beyond_a_day_is_rejected() -> None:
-    with pytest.raises(ValueError):
-        format_time(86_400_000, 3)
+def test_times_beyond_a_day_or_below_zero_read_as_the_database_prints_them() -> None:
+    assert format_time(86_400_000, 3) == "24:00:00.000"  # PostgreSQL's time '24:00:00'
+    assert format_time(3_020_399_000_000, 6) == "838:59:59.000000"  # MySQL's largest TIME
+    assert format_time(-3_723_000_004, 6) == "-01:02:03.000004"
+    assert format_time(-1, 6) == "-00:00:00.000001"
 
 
 def test_timestamps_before_and_after_epoch() -> None:
