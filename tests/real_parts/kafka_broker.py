@@ -301,35 +301,41 @@ def java_command(jars: list[Path], log4j: Path) -> list[str]:
 
 def kafka_jars() -> list[Path]:
     """The broker's jars, fetched from Maven Central on first use on this machine, then cached."""
-    folder = kafka_cache_folder()
+    return maven_jars(f"kafka-{KAFKA_VERSION}", [KAFKA_ARTIFACT, *LOGGING_ARTIFACTS])
+
+
+def maven_jars(name: str, artifacts: list[str], transitive: bool = True) -> list[Path]:
+    """The jars of `artifacts` (`group:artifact:version`), with their runtime dependencies unless not
+    `transitive`: fetched by Maven on first use on this machine into the cache folder `name`, then reused."""
+    folder = cache_folder(name)
     if not (folder / CACHE_COMPLETE_MARKER).is_file():
-        fetch_kafka_jars(folder)
+        fetch_jars(folder, artifacts, transitive)
     return sorted((folder / "jars").glob("*.jar"))
 
 
-def kafka_cache_folder() -> Path:
+def cache_folder(name: str) -> Path:
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "cdc-dbt" / f"kafka-{KAFKA_VERSION}"
+    return cache / "cdc-dbt" / name
 
 
-def fetch_kafka_jars(folder: Path) -> None:
-    """Let Maven copy the broker and its runtime dependencies into a new folder beside `folder`, then
-    rename it into place: a cache folder is whole or absent, even if two test runs fetch at once."""
+def fetch_jars(folder: Path, artifacts: list[str], transitive: bool = True) -> None:
+    """Let Maven copy the artifacts (and their runtime dependencies) into a new folder beside `folder`,
+    then rename it into place: a cache folder is whole or absent, even if two test runs fetch at once."""
     if shutil.which("mvn") is None:
-        raise RuntimeError(f"fetching Kafka {KAFKA_VERSION}'s jars needs Maven (apt-get install maven)")
+        raise RuntimeError(f"fetching {', '.join(artifacts)} needs Maven (apt-get install maven)")
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
-        (staging / "pom.xml").write_text(fetching_pom([KAFKA_ARTIFACT, *LOGGING_ARTIFACTS]))
+        (staging / "pom.xml").write_text(fetching_pom(artifacts))
         started = time.monotonic()
         fetched = subprocess.run(
             ["mvn", "-q", "-B", f"{DEPENDENCY_PLUGIN}:copy-dependencies", "-DincludeScope=runtime",
-             f"-DoutputDirectory={staging / 'jars'}"],
+             f"-DexcludeTransitive={str(not transitive).lower()}", f"-DoutputDirectory={staging / 'jars'}"],
             cwd=staging, capture_output=True, text=True, timeout=900,
         )  # fmt: skip
         if fetched.returncode != 0:
             output = (fetched.stdout + fetched.stderr).strip().splitlines()[-10:]
-            raise RuntimeError(f"Maven could not fetch {KAFKA_ARTIFACT}: " + "\n".join(output))
+            raise RuntimeError(f"Maven could not fetch {', '.join(artifacts)}: " + "\n".join(output))
         (staging / CACHE_COMPLETE_MARKER).write_text(f"fetched in {time.monotonic() - started:.0f} s\n")
         (staging / "pom.xml").unlink()
         if folder.exists() and not (folder / CACHE_COMPLETE_MARKER).is_file():
@@ -351,7 +357,7 @@ def fetching_pom(artifacts: list[str]) -> str:
     )
     return f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
-  <groupId>local.cdc-dbt.tests</groupId><artifactId>kafka-broker-jars</artifactId><version>1</version>
+  <groupId>local.cdc-dbt.tests</groupId><artifactId>cached-jars</artifactId><version>1</version>
   <packaging>pom</packaging>
   <dependencies>{dependencies}</dependencies>
 </project>
