@@ -76,11 +76,11 @@ _DEBEZIUM_LOGICAL_TYPES = {
     "io.debezium.time.MicroDuration": "bigint",
     "io.debezium.time.NanoDuration": "bigint",
     "io.debezium.time.Interval": "string",
-    # PostgreSQL `numeric` without a declared precision: each value has its own scale. 38 digits
-    # with 10 after the point hold money and measures exactly; a value with more fraction digits
-    # is rounded and one with more than 28 integer digits becomes null in the mart (the row JSON
-    # keeps it exact), so the description asks for a review.
-    "io.debezium.data.VariableScaleDecimal": "decimal(38,10)",
+    # PostgreSQL `numeric` without a declared precision: each value has its own scale and up to
+    # 131072 digits. No Spark decimal holds them all (decimal(38,10) rounded 1e-20 to 0 and made a
+    # 42-digit value null, found against a real PostgreSQL): the exact decimal text, to cast in SQL
+    # where a fixed decimal is known to fit; the description asks for a review.
+    "io.debezium.data.VariableScaleDecimal": "string",
     "io.debezium.data.Json": "string",
     "io.debezium.data.Uuid": "string",
     "io.debezium.data.Enum": "string",

@@ -77,7 +77,7 @@ def decimal_schema(scale: Any, precision: Any = None) -> dict[str, Any]:
         ({"type": "string", "name": "io.debezium.time.ZonedTimestamp"}, "timestamp"),
         ({"type": "int64", "name": "io.debezium.time.MicroTime"}, "string"),
         ({"type": "string", "name": "io.debezium.time.ZonedTime"}, "string"),
-        ({"type": "struct", "name": "io.debezium.data.VariableScaleDecimal"}, "decimal(38,10)"),
+        ({"type": "struct", "name": "io.debezium.data.VariableScaleDecimal"}, "string"),
         ({"type": "string", "name": "io.debezium.data.Json"}, "string"),
         ({"type": "string", "name": "io.debezium.data.Uuid"}, "string"),
         ({"type": "string", "name": "io.debezium.data.Enum"}, "string"),
