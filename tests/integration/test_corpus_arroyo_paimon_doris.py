@@ -22,11 +22,11 @@ key is `missing_key` here (docs/message-formats.md), so each record gets the key
 write: the table's primary key from the row image, with its key schema where the value carries the
 converter schema, without it where the value has none.
 
-The expected-*.txt files of Paimon and Doris give per column the value the output contract requires
-(docs/message-formats.md) and
-what the peer prints where that differs (Doris prints zoned values in its UTC+08:00 session and
-TINYINT(1) as BOOLEAN; Paimon drops a zone and prints dates as day counts): the test asserts the
-former, by the column's kind, and explains the differences beside the checks.
+The expected-*.txt files of Paimon and Doris give per column the value the output contract
+requires (docs/message-formats.md) and what the peer prints where that differs (Doris prints zoned
+values in its UTC+08:00 session and TINYINT(1) as BOOLEAN; Paimon drops a zone and prints dates as
+day counts): the test asserts the former, by the column's kind, and explains the differences
+beside the checks.
 """
 
 import json
