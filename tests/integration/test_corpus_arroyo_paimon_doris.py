@@ -42,6 +42,7 @@ import pytest
 
 from tests.corpus import corpus_lines
 from tests.integration.conftest import Build, DbtProject
+from tests.integration.corpus_tables import CorpusTables, corpus_tables, document
 from tests.kcat import KafkaRecord, write_kcat_file
 
 ARROYO = "arroyo-debezium-pg"
@@ -213,25 +214,6 @@ def all_records() -> list[KafkaRecord]:
 # --- the build and its tables ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Tables:
-    changes: list[dict[str, Any]]
-    current: list[dict[str, Any]]
-    history: list[dict[str, Any]]
-    quarantine: list[dict[str, Any]]
-    parsed: list[dict[str, Any]]
-
-    def changes_of(self, topic: str) -> list[dict[str, Any]]:
-        return sorted((row for row in self.changes if row["topic"] == topic), key=lambda row: row["offset"])
-
-    def current_of(self, source_db: str, source_table: str) -> list[dict[str, Any]]:
-        return [row for row in self.current if (row["source_db"], row["source_table"]) == (source_db, source_table)]
-
-    def history_of(self, source_db: str, source_table: str) -> list[dict[str, Any]]:
-        rows = [row for row in self.history if (row["source_db"], row["source_table"]) == (source_db, source_table)]
-        return sorted(rows, key=lambda row: (row["row_key"], row["version"]))
-
-
 @pytest.fixture(scope="module")
 def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
     landing_dir: Path = tmp_path_factory.mktemp("arroyo_paimon_doris")
@@ -241,33 +223,14 @@ def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture(scope="module")
-def tables(build: Build) -> Tables:
-    return Tables(
-        changes=build.rows(
-            "select topic, `offset`, connector, source_db, source_table, op, row_key, before, after,"
-            " changed_columns, source_snapshot, unix_millis(source_ts) as source_ts_ms from `{schema}`.cdc_changes"
-        ),
-        current=build.rows(
-            "select source_db, source_table, row_key, row, op, unix_millis(source_ts) as source_ts_ms, topic, `offset`"
-            " from `{schema}`.cdc_current"
-        ),
-        history=build.rows(
-            "select source_db, source_table, row_key, row, version, unix_millis(valid_from) as valid_from_ms,"
-            " unix_millis(valid_to) as valid_to_ms, is_current, ended_by, topic, `offset` from `{schema}`.cdc_history"
-        ),
-        quarantine=build.rows("select topic, `offset`, key, payload, reason from `{schema}`.cdc_quarantine"),
-        parsed=build.rows("select topic, `offset`, outcome, ignore_class, reason from `{schema}`.int_records_parsed"),
-    )
-
-
-def document(text: str | None) -> dict[str, Any] | None:
-    return None if text is None else dict(json.loads(text))
+def tables(build: Build) -> CorpusTables:
+    return corpus_tables(build)
 
 
 # --- every folder: nothing lost -------------------------------------------------------------------
 
 
-def test_every_landed_record_is_a_change(tables: Tables) -> None:
+def test_every_landed_record_is_a_change(tables: CorpusTables) -> None:
     records = all_records()
     assert sorted((row["topic"], row["offset"], row["outcome"]) for row in tables.parsed) == sorted(
         (record.topic, record.offset, "change") for record in records
@@ -281,7 +244,7 @@ def test_every_landed_record_is_a_change(tables: Tables) -> None:
 # --- arroyo-debezium-pg ---------------------------------------------------------------------------
 
 
-def test_arroyo_changes_are_the_events_as_they_are(tables: Tables) -> None:
+def test_arroyo_changes_are_the_events_as_they_are(tables: CorpusTables) -> None:
     events = arroyo_events()
     changes = tables.changes_of(ARROYO_TOPIC)
     assert len(changes) == len(events) == 830
@@ -316,7 +279,7 @@ def test_arroyo_changes_are_the_events_as_they_are(tables: Tables) -> None:
     assert sum(1 for change in changes if change["op"] == "u" and change["changed_columns"] == []) == 56
 
 
-def test_arroyo_current_state_is_arroyo_s_merged_golden_output(tables: Tables) -> None:
+def test_arroyo_current_state_is_arroyo_s_merged_golden_output(tables: CorpusTables) -> None:
     current = tables.current_of("testdb", "public.orders")
     ours = {json.loads(row["row_key"])["id"]: json.loads(row["row"]) for row in current}
     golden = arroyo_golden_state()
@@ -335,7 +298,7 @@ def test_arroyo_current_state_is_arroyo_s_merged_golden_output(tables: Tables) -
         assert (row["op"], row["source_ts_ms"]) == (event["op"], event["source"]["ts_ms"])
 
 
-def test_arroyo_history_has_a_version_per_create_and_update(tables: Tables) -> None:
+def test_arroyo_history_has_a_version_per_create_and_update(tables: CorpusTables) -> None:
     """Not a peer assertion (Arroyo keeps no history): the SCD2 versions the project's semantics give for the
     input, derived in LSN order (the file's order; source.ts_ms increases with it): every c and u
     starts a version, no-op updates included; the next u ends it with `u`, a d with `d`."""
@@ -382,7 +345,7 @@ def test_arroyo_history_has_a_version_per_create_and_update(tables: Tables) -> N
 # --- paimon-debezium-mysql and doris-kafka-connector-debezium: one typed row each -----------------
 
 
-def single_row(tables: Tables, table: TypedTable) -> dict[str, Any]:
+def single_row(tables: CorpusTables, table: TypedTable) -> dict[str, Any]:
     (row,) = tables.current_of(*table.identity())
     return dict(json.loads(row["row"]))
 
@@ -454,7 +417,7 @@ def assert_typed_value(ours: Any, expected: ExpectedValue, field_schema: dict[st
 @pytest.mark.parametrize(
     "expected", all_expected_values(), ids=lambda expected: f"{expected.table.topic}.{expected.column}"
 )
-def test_typed_column_holds_the_value_spec_requires(tables: Tables, expected: ExpectedValue) -> None:
+def test_typed_column_holds_the_value_spec_requires(tables: CorpusTables, expected: ExpectedValue) -> None:
     row = single_row(tables, expected.table)
     assert expected.column in row
     field_schema = after_field_schemas(expected.table.message())[expected.column]
@@ -462,7 +425,7 @@ def test_typed_column_holds_the_value_spec_requires(tables: Tables, expected: Ex
 
 
 @pytest.mark.parametrize("table", TYPED_TABLES, ids=lambda table: table.topic)
-def test_typed_table_is_its_one_event(tables: Tables, table: TypedTable) -> None:
+def test_typed_table_is_its_one_event(tables: CorpusTables, table: TypedTable) -> None:
     message = table.message()
     body = envelope(message)
     source_db, source_table = table.identity()
@@ -494,7 +457,7 @@ def test_typed_table_is_its_one_event(tables: Tables, table: TypedTable) -> None
     assert (version["valid_to_ms"], version["ended_by"], version["is_current"]) == (None, None, True)
 
 
-def test_doris_tinyint1_and_boolean_stay_the_integers_debezium_sent(tables: Tables) -> None:
+def test_doris_tinyint1_and_boolean_stay_the_integers_debezium_sent(tables: CorpusTables) -> None:
     # Doris prints TINYINT(1)/BOOLEAN as true: its target columns are BOOLEAN. Debezium MySQL sends
     # them as int16 1, and the output contract has no such coercion; only BIT(1) arrives as a boolean.
     (full_types,) = [table for table in TYPED_TABLES if table.topic == "doris.full_types"]
@@ -506,7 +469,7 @@ def test_doris_tinyint1_and_boolean_stay_the_integers_debezium_sent(tables: Tabl
 # --- paimon-debezium-mysql: one topic, four tables ------------------------------------------------
 
 
-def test_paimon_one_topic_gives_a_table_per_source_table(tables: Tables) -> None:
+def test_paimon_one_topic_gives_a_table_per_source_table(tables: CorpusTables) -> None:
     lines = json_lines(PAIMON, INCLUDE_FILE)
     changes = tables.changes_of(INCLUDE_TOPIC)
     assert [(row["offset"], row["op"], row["source_db"], row["source_table"]) for row in changes] == [

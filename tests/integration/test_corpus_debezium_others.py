@@ -42,6 +42,7 @@ import pytest
 
 from tests.corpus import corpus_lines
 from tests.integration.conftest import Build, DbtProject
+from tests.integration.corpus_tables import CorpusTables, corpus_tables, document
 from tests.kcat import KafkaRecord, write_kcat_file
 
 PAIMON_MONGODB = "paimon-debezium-mongodb"
@@ -249,26 +250,6 @@ def all_records() -> list[KafkaRecord]:
 # --- the build and its tables ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Tables:
-    changes: list[dict[str, Any]]
-    current: list[dict[str, Any]]
-    history: list[dict[str, Any]]
-    quarantine: list[dict[str, Any]]
-    parsed: list[dict[str, Any]]
-    """int_records_parsed: every landed record's outcome, ignore class and reason."""
-
-    def changes_of(self, topic: str) -> list[dict[str, Any]]:
-        return sorted((row for row in self.changes if row["topic"] == topic), key=lambda row: row["offset"])
-
-    def current_of(self, source_db: str) -> list[dict[str, Any]]:
-        return [row for row in self.current if row["source_db"] == source_db]
-
-    def history_of(self, source_db: str) -> list[dict[str, Any]]:
-        rows = [row for row in self.history if row["source_db"] == source_db]
-        return sorted(rows, key=lambda row: (row["row_key"], row["version"]))
-
-
 @pytest.fixture(scope="module")
 def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
     landing_dir: Path = tmp_path_factory.mktemp("debezium_others")
@@ -278,28 +259,8 @@ def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture(scope="module")
-def tables(build: Build) -> Tables:
-    return Tables(
-        changes=build.rows(
-            "select topic, `offset`, connector, source_db, source_table, op, row_key, before, after,"
-            " changed_columns, patch, source_snapshot, unix_millis(source_ts) as source_ts_ms"
-            " from `{schema}`.cdc_changes"
-        ),
-        current=build.rows(
-            "select source_db, source_table, row_key, row, op, unix_millis(source_ts) as source_ts_ms, topic, `offset`"
-            " from `{schema}`.cdc_current"
-        ),
-        history=build.rows(
-            "select source_db, source_table, row_key, row, version, unix_millis(valid_from) as valid_from_ms,"
-            " unix_millis(valid_to) as valid_to_ms, is_current, ended_by, topic, `offset` from `{schema}`.cdc_history"
-        ),
-        quarantine=build.rows("select topic, `offset`, key, payload, reason from `{schema}`.cdc_quarantine"),
-        parsed=build.rows("select topic, `offset`, outcome, ignore_class, reason from `{schema}`.int_records_parsed"),
-    )
-
-
-def document(text: str | None) -> dict[str, Any] | None:
-    return None if text is None else dict(json.loads(text))
+def tables(build: Build) -> CorpusTables:
+    return corpus_tables(build)
 
 
 # --- every folder: what lands where ---------------------------------------------------------------
@@ -319,7 +280,7 @@ def expected_outcome(record: KafkaRecord) -> tuple[str, str | None]:
     return "change", None
 
 
-def test_every_landed_record_lands_where_its_shape_says(tables: Tables) -> None:
+def test_every_landed_record_lands_where_its_shape_says(tables: CorpusTables) -> None:
     records = all_records()
     actual = {
         (row["topic"], row["offset"]): (row["outcome"], row["ignore_class"] or row["reason"]) for row in tables.parsed
@@ -386,7 +347,7 @@ def paimon_document(text: str | None) -> dict[str, str | None] | None:
 
 
 @pytest.mark.parametrize("case", paimon_cases(), ids=lambda case: f"{case.file}#{case.pair}")
-def test_paimon_mongodb_event_gives_the_images_paimon_expects(tables: Tables, case: PaimonCase) -> None:
+def test_paimon_mongodb_event_gives_the_images_paimon_expects(tables: CorpusTables, case: PaimonCase) -> None:
     (change,) = [row for row in tables.changes_of(paimon_topic(case.file)) if row["offset"] == case.pair - 1]
     assert (change["op"], change["connector"], change["source_table"]) == (
         case.op,
@@ -406,7 +367,7 @@ def test_paimon_mongodb_event_gives_the_images_paimon_expects(tables: Tables, ca
 
 
 @pytest.mark.parametrize("name", PAIMON_EVENT_FILES)
-def test_paimon_mongodb_file_leaves_the_state_paimon_s_output_rows_leave(tables: Tables, name: str) -> None:
+def test_paimon_mongodb_file_leaves_the_state_paimon_s_output_rows_leave(tables: CorpusTables, name: str) -> None:
     state: dict[str, dict[str, str]] = {}  # Paimon's output rows applied to a table keyed by _id
     for case in paimon_cases():
         if case.file == name:
@@ -426,7 +387,7 @@ def test_paimon_mongodb_file_leaves_the_state_paimon_s_output_rows_leave(tables:
     assert [paimon_document(row["row"]) for row in history] == list(state.values())
 
 
-def test_paimon_bson_document_unwraps_as_paimon_converts_it(tables: Tables) -> None:
+def test_paimon_bson_document_unwraps_as_paimon_converts_it(tables: CorpusTables) -> None:
     (change,) = [row for row in tables.changes if row["source_table"] == f"bigdata_test.{BSON_COLLECTION}"]
     ours = document(change["after"])
     assert ours is not None
@@ -452,7 +413,7 @@ def test_paimon_bson_document_unwraps_as_paimon_converts_it(tables: Tables) -> N
             assert paimon_text(ours[name]) == expected, name
 
 
-def test_paimon_bare_documents_are_quarantined_with_their_text(tables: Tables) -> None:
+def test_paimon_bare_documents_are_quarantined_with_their_text(tables: CorpusTables) -> None:
     for name in PAIMON_DOCUMENT_FILES:
         ((key, value),) = kafka_pairs(PAIMON_MONGODB, name)
         assert [
@@ -486,7 +447,7 @@ def as_text(row: dict[str, Any], columns: list[str]) -> list[str]:
     return [str(row[name]) if row.get(name) is not None else "NULL" for name in columns]
 
 
-def test_schema_evolution_final_state_is_paimon_s_last_table(tables: Tables) -> None:
+def test_schema_evolution_final_state_is_paimon_s_last_table(tables: CorpusTables) -> None:
     columns = evolution_columns()
     *_, (last_batch, expected) = sorted(evolution_states().items())
     assert last_batch == len(EVOLUTION_BATCHES)
@@ -500,7 +461,7 @@ def test_schema_evolution_final_state_is_paimon_s_last_table(tables: Tables) -> 
         assert sorted(row) == sorted(name for name, value in values.items() if value != "NULL")
 
 
-def test_schema_evolution_history_holds_the_table_after_every_batch(tables: Tables) -> None:
+def test_schema_evolution_history_holds_the_table_after_every_batch(tables: CorpusTables) -> None:
     """The state after batch k, read from the history: per key the version its last event up to the
     batch's last offset started (these MySQL events have no binlog coordinates: ordered by Kafka offsets)."""
     columns = evolution_columns()
@@ -521,7 +482,7 @@ def test_schema_evolution_history_holds_the_table_after_every_batch(tables: Tabl
     assert [(row["version"], row["ended_by"]) for row in deleted] == [(1, "d")]
 
 
-def test_schema_evolution_partial_before_image_still_updates_the_row(tables: Tables) -> None:
+def test_schema_evolution_partial_before_image_still_updates_the_row(tables: CorpusTables) -> None:
     # The update of 105 carries a before image with one column (expected.txt: "PARTIAL"); the after
     # image is whole, so the row is the after image and the address is Paimon's.
     (update,) = [row for row in tables.changes_of(EVOLUTION_TOPIC) if row["op"] == "u"]
@@ -539,7 +500,7 @@ def test_schema_evolution_partial_before_image_still_updates_the_row(tables: Tab
     assert versions[1]["valid_from_ms"] == body["source"]["ts_ms"] == versions[0]["valid_to_ms"]
 
 
-def test_nullvalue_tombstone_is_ignored_and_the_table_is_paimon_s(tables: Tables) -> None:
+def test_nullvalue_tombstone_is_ignored_and_the_table_is_paimon_s(tables: CorpusTables) -> None:
     header = next(line for line in corpus_lines(EVOLUTION, "expected.txt") if "final table (" in line)
     columns = header.split("final table (", 1)[1].split(")", 1)[0].split(",")
     rows = [json.loads(row["row"]) for row in tables.current if row["source_table"] == "test.test"]
@@ -553,7 +514,7 @@ def test_nullvalue_tombstone_is_ignored_and_the_table_is_paimon_s(tables: Tables
 
 
 @pytest.mark.parametrize("name", list(MYSQL_LOGS))
-def test_risingwave_mysql_log_gives_risingwave_s_final_table(tables: Tables, name: str) -> None:
+def test_risingwave_mysql_log_gives_risingwave_s_final_table(tables: CorpusTables, name: str) -> None:
     lines = corpus_lines(RISINGWAVE, name)
     columns = list(envelope(json.loads(lines[0]))["after"])  # id, first_name, last_name, email
     database = MYSQL_LOGS[name]
@@ -585,7 +546,7 @@ def strong_columns() -> list[str]:
 
 
 @pytest.mark.parametrize("name", list(MONGO_CUSTOMERS))
-def test_risingwave_mongodb_snapshot_gives_the_strong_schema_table(tables: Tables, name: str) -> None:
+def test_risingwave_mongodb_snapshot_gives_the_strong_schema_table(tables: CorpusTables, name: str) -> None:
     lines = corpus_lines(RISINGWAVE, name)
     changes = tables.changes_of(f"risingwave.{name}")
     assert [(row["op"], row["source_snapshot"]) for row in changes] == [
@@ -608,7 +569,7 @@ def test_risingwave_mongodb_snapshot_gives_the_strong_schema_table(tables: Table
         assert row["source_table"] == f"{MONGO_CUSTOMERS[name]}.customers"
 
 
-def test_risingwave_junk_kafka_key_is_quarantined_as_missing_key(tables: Tables) -> None:
+def test_risingwave_junk_kafka_key_is_quarantined_as_missing_key(tables: CorpusTables) -> None:
     # RisingWave declares PRIMARY KEY (order_id) on its table and ignores the key ("****"), so it
     # counts 3 orders. This project has no per-table configuration: the row key is the Kafka key
     # (docs/message-formats.md), and "****" is no JSON object, so each row change is quarantined
@@ -624,7 +585,7 @@ def test_risingwave_junk_kafka_key_is_quarantined_as_missing_key(tables: Tables)
     assert tables.changes_of(MESS_KEY_TOPIC) == []
 
 
-def test_risingwave_orders_keyed_by_their_primary_key_give_risingwave_s_count(tables: Tables) -> None:
+def test_risingwave_orders_keyed_by_their_primary_key_give_risingwave_s_count(tables: CorpusTables) -> None:
     ((count,),) = [values[1:] for values in expected_lines(RISINGWAVE, "mess_key") if values[0] == "count"]
     current = tables.current_of(KEYED_ORDERS_DB)
     assert len(current) == int(count)
@@ -645,7 +606,7 @@ def docs_bodies(name: str) -> list[dict[str, Any]]:
     return [envelope(json.loads(line)) for line in corpus_lines(DOCS, f"{name}-examples.jsonl")]
 
 
-def test_docs_db2_create_update_delete_give_history_and_no_current_row(tables: Tables) -> None:
+def test_docs_db2_create_update_delete_give_history_and_no_current_row(tables: CorpusTables) -> None:
     bodies = docs_bodies("db2")
     changes = tables.changes_of("docs.db2")
     assert [(row["op"], row["connector"], row["source_db"], row["source_table"]) for row in changes] == [
@@ -670,7 +631,7 @@ def test_docs_db2_create_update_delete_give_history_and_no_current_row(tables: T
     assert tables.current_of(created["source"]["db"]) == []
 
 
-def test_docs_postgres_changes_truncate_and_ignored_messages(tables: Tables) -> None:
+def test_docs_postgres_changes_truncate_and_ignored_messages(tables: CorpusTables) -> None:
     bodies = docs_bodies("postgresql")
     changes = tables.changes_of("docs.postgresql")
     row_changes = [body for body in bodies if body["op"] != "m"]
@@ -713,7 +674,7 @@ def unwrap_number_long(value: Any) -> Any:
     return value
 
 
-def test_docs_mongodb_create_update_delete_parse_into_documents(tables: Tables) -> None:
+def test_docs_mongodb_create_update_delete_parse_into_documents(tables: CorpusTables) -> None:
     bodies = docs_bodies("mongodb")
     changes = tables.changes_of("docs.mongodb")
     assert [(row["op"], row["connector"], row["source_table"]) for row in changes] == [
