@@ -75,8 +75,6 @@ class LandedPartition:
     topic: str
     partition: int
     records: int
-    first_offset: int
-    last_offset: int
 
 
 def main(args: Sequence[str], settings: Settings) -> int:
@@ -294,16 +292,13 @@ def write_records(
     )
     records.write.parquet(str(staging))
     written = (
-        spark.read.parquet(str(staging))
-        .groupBy("topic", "partition")
-        .agg(F.count("*").alias("records"), F.min("offset").alias("first"), F.max("offset").alias("last"))
-        .collect()
+        spark.read.parquet(str(staging)).groupBy("topic", "partition").agg(F.count("*").alias("records")).collect()
     )
     folder.parent.mkdir(parents=True, exist_ok=True)
     os.rename(staging, folder)
     with contextlib.suppress(OSError):  # left only while a land is in progress
         staging.parent.rmdir()
-    landed = [LandedPartition(row.topic, row.partition, row.records, row["first"], row["last"]) for row in written]
+    landed = [LandedPartition(row.topic, row.partition, row.records) for row in written]
     return folder, sorted(landed, key=lambda part: (part.topic, part.partition))
 
 

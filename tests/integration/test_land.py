@@ -5,6 +5,7 @@ retention between two lands. What the landing folder then holds is compared with
 files record by record, and what a build makes of it with the demo's own build, table by table."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -71,8 +72,6 @@ def cdc_dbt_land(
 
 
 def land_environment(landing: Path, warehouse: Path, kafka: KafkaBroker | None) -> dict[str, str]:
-    import os
-
     # The schema named, not inherited from the suite's last in-process build (which sets CDC_SCHEMA).
     environment = {
         **os.environ,

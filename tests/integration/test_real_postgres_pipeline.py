@@ -13,8 +13,10 @@ writes with the converter's schema into one database's topics and without it int
 import base64
 import datetime as dt
 import json
+import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Context, Decimal
@@ -119,8 +121,6 @@ class Pipeline:
     warehouse: Path
 
     def land(self) -> subprocess.CompletedProcess[str]:
-        import os
-
         environment = {
             **os.environ,
             "CDC_LANDING_DIR": str(self.landing),
@@ -147,8 +147,6 @@ class Pipeline:
 def wait_for_quiet(engine: DebeziumToKafka, count_before: int, quiet_seconds: float = 2.0) -> None:
     """Wait until the runner has produced more records than `count_before` and then nothing for
     `quiet_seconds`: what the database wrote has reached Kafka."""
-    import time
-
     deadline = time.monotonic() + 120
     last, last_change = count_before, time.monotonic()
     while time.monotonic() < deadline:
