@@ -96,13 +96,16 @@ def killed_once_its_files_are_in_place(args: list[str], landing: Path, warehouse
             stdout=subprocess.DEVNULL, stderr=stderr,
         )  # fmt: skip
     deadline = time.monotonic() + 600
-    while not (new := set(landed_folders(landing)) - before):
-        assert process.poll() is None, f"land ended ({process.returncode}) before its files appeared:"
-        f" {said.read_text()}"
-        assert time.monotonic() < deadline, "land wrote no folder in 10 minutes"
-        time.sleep(0.005)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
+    try:
+        while not (new := set(landed_folders(landing)) - before):
+            assert process.poll() is None, (
+                f"land ended ({process.returncode}) before its files appeared: {said.read_text()}"
+            )
+            assert time.monotonic() < deadline, "land wrote no folder in 10 minutes"
+            time.sleep(0.005)
+    finally:  # killed here, or (a failed wait) by its PID all the same: nothing left running
+        process.send_signal(signal.SIGKILL)
+        process.wait()
     [folder] = new
     return folder
 
