@@ -29,6 +29,7 @@ environment (each optional):
 """
 
 import contextlib
+import difflib
 import os
 import signal
 import socket
@@ -60,6 +61,16 @@ files, or (`debug` without --connection) report on this machine."""
 
 INTERRUPTED = "interrupted; nothing is lost: run the same command again to finish"
 
+OWN_COMMANDS = ("sql", "serve", "land", "scaffold")
+"""The commands cdc-dbt answers itself; every other command goes to dbt."""
+DBT_COMMANDS = (
+    "build", "clean", "clone", "compile", "debug", "deps", "docs", "init", "list", "ls", "parse", "retry", "run",
+    "run-operation", "seed", "show", "snapshot", "source", "test",
+)  # fmt: skip
+"""dbt's own commands, as dbt-core's command line names them (a unit test compares the two)."""
+DBT_SUBCOMMANDS = {"docs": ("generate", "serve"), "source": ("freshness", "snapshot-freshness")}
+"""The commands of dbt's two command groups (`docs generate`, `source freshness`)."""
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
@@ -73,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[0] == "--version":
         print(version_line())
         return 0
+    mistyped = unknown_command(args)
+    if mistyped:
+        print(f"cdc-dbt: {mistyped}", file=sys.stderr)
+        return 2
     settings = load_settings()
     if args[0] == "scaffold":
         # Not a dbt command: it reads the landed files itself and writes models, with no JVM.
@@ -118,6 +133,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
         print(f"cdc-dbt: {error}", file=sys.stderr)
         return 1
+
+
+def unknown_command(args: list[str]) -> str | None:
+    """What is wrong when `args` name no command of cdc-dbt or dbt (`biuld`, `docs genrate`): the
+    word, and the nearest command or, with none near, every command; None when the command is
+    known. Said before anything starts: dbt would otherwise be loaded and the JVM started first."""
+    command = dbt_command(args)
+    if command.startswith("-"):
+        return None  # options only (`--warn-error`): dbt answers those
+    known: Sequence[str] = (*DBT_COMMANDS, *OWN_COMMANDS)
+    what = f"{command!r} is not a command of cdc-dbt or dbt"
+    following = args[args.index(command) + 1 :]
+    if command in DBT_SUBCOMMANDS and following and not following[0].startswith("-"):
+        group, command, known = command, following[0], DBT_SUBCOMMANDS[command]
+        what = f"{command!r} is not a command of dbt {group}"
+    if command in known:
+        return None
+    nearest = difflib.get_close_matches(command, known, n=1, cutoff=0.6)
+    if nearest:
+        return f"{what}: did you mean {nearest[0]!r}? (cdc-dbt --help)"
+    return f"{what}: the commands are {', '.join(sorted(known))} (cdc-dbt --help)"
 
 
 def land_command(args: list[str], settings: Settings) -> int:

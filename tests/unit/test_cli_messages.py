@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from cdc_dbt.cli import DBT_COMMANDS, DBT_SUBCOMMANDS, OWN_COMMANDS, unknown_command
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
 
@@ -54,6 +55,42 @@ def test_version_is_one_line_with_what_it_runs_on() -> None:
     assert (run.returncode, run.stderr) == (0, "")
     assert run.stdout.startswith("cdc-dbt 0.1.0 (dbt-core 1.11.") and len(run.stdout.splitlines()) == 1
     assert "pyspark 4.1.1" in run.stdout
+
+
+def test_a_mistyped_command_is_named_in_one_line_with_the_nearest_command() -> None:
+    run = cdc_dbt("biuld", "--select", "cdc_current")
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr.splitlines() == [
+        "cdc-dbt: 'biuld' is not a command of cdc-dbt or dbt: did you mean 'build'? (cdc-dbt --help)"
+    ]
+
+
+def test_a_mistyped_command_of_a_dbt_command_group_is_named_too() -> None:
+    run = cdc_dbt("docs", "genrate")
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        "cdc-dbt: 'genrate' is not a command of dbt docs: did you mean 'generate'? (cdc-dbt --help)"
+    ]
+
+
+def test_an_unknown_command_with_none_near_it_lists_the_commands() -> None:
+    run = cdc_dbt("--log-level", "debug", "frobnicate")
+    assert run.returncode == 2
+    [line] = run.stderr.splitlines()
+    assert line.startswith("cdc-dbt: 'frobnicate' is not a command of cdc-dbt or dbt: the commands are build, ")
+    assert all(f" {command}," in line for command in ("scaffold", "serve", "run-operation"))
+
+
+def test_the_known_commands_are_cdc_dbts_own_and_every_command_of_dbt() -> None:
+    """dbt's commands pass through to dbt: were dbt to add one, `cdc-dbt` must not call it a typo."""
+    from dbt.cli.main import cli
+
+    assert sorted(DBT_COMMANDS) == sorted(cli.commands)
+    for group, commands in DBT_SUBCOMMANDS.items():
+        assert sorted(commands) == sorted(getattr(cli.commands[group], "commands", {})), group
+    assert not set(OWN_COMMANDS) & set(DBT_COMMANDS)
+    for command in (*DBT_COMMANDS, *OWN_COMMANDS, "docs generate", "source freshness", "--warn-error build"):
+        assert unknown_command(command.split()) is None, command
 
 
 def test_a_build_of_a_landing_folder_that_does_not_exist_fails_naming_it(tmp_path: Path) -> None:
