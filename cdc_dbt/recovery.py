@@ -1,7 +1,7 @@
 """What a build killed half-way leaves behind, cleared before the next build.
 
 Every model writes in one Spark statement, and every incremental model takes what its input holds
-and it does not, so a killed build is completed by the next one (README, "Incremental builds").
+and it does not, so a killed build is completed by the next one (docs/incremental-builds.md).
 One leftover would stop that: a build killed inside `create table ... as select` (a model's first
 build, or `--full-refresh`) can leave the table's folder written and the table not yet in the
 metastore. Spark then refuses to create that table again (LOCATION_ALREADY_EXISTS), in every

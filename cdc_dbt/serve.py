@@ -96,7 +96,7 @@ def serve_command(args: list[str], settings: Settings, run_dbt_command: DbtComma
     if not is_loopback(address.host) and not options.allow_remote:
         print(
             f"cdc-dbt serve: {address.host} is not a loopback address and the server has no authentication:"
-            " put one in front (see the README) and pass --allow-remote to bind it",
+            " put one in front (docs/operations.md, Security) and pass --allow-remote to bind it",
             file=sys.stderr,
         )
         return 2

@@ -329,7 +329,7 @@ def paimon_cases() -> list[PaimonCase]:
 
 def paimon_text(value: Any) -> str | None:
     """One of our values as Paimon's string-typed columns print it. Our `$date` is ISO-8601 UTC text
-    (README), Paimon prints epoch milliseconds: the same instant. Arrays and documents are JSON text."""
+    (docs/output-tables.md), Paimon prints epoch milliseconds: the same instant. Arrays and documents are JSON text."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -398,7 +398,7 @@ def test_paimon_bson_document_unwraps_as_paimon_converts_it(tables: CorpusTables
     for name, expected in paimon.items():
         wrapper = next(iter(bson[name]), None) if isinstance(bson[name], dict) else None
         if wrapper == "$date":
-            # Ours is ISO-8601 UTC text (README), Paimon's epoch milliseconds.
+            # Ours is ISO-8601 UTC text (docs/output-tables.md), Paimon's epoch milliseconds.
             assert paimon_text(ours[name]) == expected, name
         elif wrapper == "$timestamp":
             # Paimon keeps the seconds and drops the increment; we keep both (BSON's oplog timestamp).

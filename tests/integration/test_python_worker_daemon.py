@@ -1,4 +1,4 @@
-"""The embedded Spark runs its Python workers through cdc_dbt.python_worker (README: cluster sizing)."""
+"""The embedded Spark runs its Python workers through cdc_dbt.python_worker (docs/operations.md, "Sizing")."""
 
 import zipimport
 
