@@ -26,16 +26,11 @@ from cdc_dbt.column_types import (
     seen_type,
     seen_value,
 )
-from cdc_dbt.scaffold import (
-    CURRENT_SQL,
-    HISTORY_SQL,
-    column_names,
-    landed_files,
-    main,
-    read_landing,
-    safe_identifier,
-    split_source_table,
-)
+from cdc_dbt.scaffold.command import main
+from cdc_dbt.scaffold.declaration import CURRENT_SQL, HISTORY_SQL
+from cdc_dbt.scaffold.evidence import read_landing
+from cdc_dbt.scaffold.landed_files import landed_files
+from cdc_dbt.scaffold.names import column_names, safe_identifier, split_source_table
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 from tests.corpus import corpus_file, corpus_lines
 from tests.kcat import KafkaRecord, kcat_json, write_kcat_file
@@ -592,6 +587,25 @@ def test_a_bare_qlik_data_message_binds_to_its_topics_metadata(tmp_path: Path) -
     reader = read_landing(tmp_path / "landing", "HR.JOBS")
     assert reader.tables == {("HR.JOBS", "qlik"): 1}
     assert list(reader.evidence[("HR.JOBS", "qlik")].key_fields) == ["JOB_ID"]
+
+
+def test_bare_qlik_data_messages_bind_by_their_columns_after_a_ddl_change(tmp_path: Path) -> None:
+    """The build's rule (int_qlik_records_bound, udfs.qlik_binding): two table versions in one
+    topic, each bare data message bound to the version whose columns it has."""
+    version_2 = qlik_metadata_message("S2", "HR", "JOBS", JOBS_V2, table_version=2)
+    records = [
+        KafkaRecord("jobs", 0, 0, None, json.dumps(qlik_metadata_message("S1", "HR", "JOBS", JOBS_V1))),
+        KafkaRecord("jobs", 0, 1, None, qlik_data(None, "INSERT", {"JOB_ID": "A", "MIN_SALARY": "1.00"})),
+        KafkaRecord("jobs", 0, 2, None, json.dumps(version_2)),
+        KafkaRecord(
+            "jobs", 0, 3, None,
+            qlik_data(None, "INSERT", {"JOB_ID": "B", "MIN_SALARY": "2.00", "TITLE": "Cook", "OPENED": None}),
+        ),
+    ]  # fmt: skip
+    write_kcat_file(tmp_path / "landing" / "jobs.json", records)
+    reader = read_landing(tmp_path / "landing", "HR.JOBS")
+    assert reader.tables == {("HR.JOBS", "qlik"): 2}
+    assert reader.evidence[("HR.JOBS", "qlik")].seen.keys() == {"JOB_ID", "MIN_SALARY", "TITLE", "OPENED"}
 
 
 def test_a_mongodb_collection_by_its_extended_json(tmp_path: Path) -> None:
