@@ -139,19 +139,11 @@ qlik_metadata_by_bare_record as (
 
 records_bound as (
 
-    -- Only the held rows with metadata reach the UDF: a Python UDF sees every row of its batch
-    -- whatever an `if` around it says.
+    -- The held record's columns by name: cdc_record_outcome_columns takes the landed record's
+    -- from them, and `parsed` replaces its first parse. Only the held rows with metadata reach
+    -- the UDF: a Python UDF sees every row of its batch whatever an `if` around it says.
     select
-        held.topic,
-        held.`partition`,
-        held.`offset`,
-        held.kafka_ts,
-        held.headers,
-        held.key,
-        held.payload,
-        held.landed_file,
-        held.landing_format,
-        held.loaded_at,
+        held.*,
         cast(null as string) as landing_reason,
         cast(null as string) as landing_detail,
         cdc_parse_qlik_record(
