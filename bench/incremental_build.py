@@ -2,7 +2,7 @@
 
     python bench/incremental_build.py [--events 200000] [--keys 20000] [--batch-share 0.01]
 
-Generates a Debezium PostgreSQL stream with cdc_dbt.generator and cuts every partition at the same
+Generates a Debezium PostgreSQL stream with generator and cuts every partition at the same
 share: the first 99% of each partition's records are the history, the newest 1% the batch. In one
 SparkSession and one warehouse it then times three `dbt run`s (models only: data tests read whole
 tables by design, and are the user's choice to run on every build):
@@ -18,13 +18,17 @@ versions written as a new generation, of how many keys).
 
 import argparse
 import shutil
+import sys
 from pathlib import Path
 
 from _session import product_session, scratch_folder
 from dbt_runs import dbt_run, slowest_models
 from pyspark.sql import SparkSession
 
-from cdc_dbt.generator import generate
+# This checkout's code, and the generator, which lives only in the checkout.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from generator import generate
 
 SCHEMA = "bench_incremental"
 

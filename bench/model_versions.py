@@ -26,15 +26,19 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from _session import product_session, scratch_folder
 from dbt_runs import dbt_command
 from pyspark.sql import SparkSession
 
-from cdc_dbt.generator import generate
+# This checkout's code, and the generator, which lives only in the checkout.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from cdc_dbt.project_files import copy_dbt_project
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from generator import generate
 
 SCHEMA = "bench_model_versions"
 BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at", "generation")

@@ -2,7 +2,7 @@
 
     python bench/parquet_codec.py [--events 300000] [--keys 30000] [--rounds 2]
 
-Generates one Debezium PostgreSQL stream with cdc_dbt.generator (kcat lines with the JsonConverter
+Generates one Debezium PostgreSQL stream with generator (kcat lines with the JsonConverter
 schema), then runs `--rounds` rounds of two cold builds, one per codec, each a separate process
 with an empty warehouse: the product's session (`cdc_dbt.session.build_session`) with
 `spark.sql.parquet.compression.codec` set, then `dbt run` of the models. Each child reports its
@@ -67,7 +67,7 @@ def main() -> int:
         print(json.dumps(build(Path(landing), Path(work), codec)))
         return 0
 
-    from cdc_dbt.generator import generate
+    from generator import generate
 
     with tempfile.TemporaryDirectory(prefix="cdc-bench-codec-") as scratch:
         landing = Path(scratch) / "landing"

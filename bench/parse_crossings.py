@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _session import product_session, scratch_folder
 
-from cdc_dbt.generator import generate
+from generator import generate
 from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord, parse_kcat_line
 from udfs.records import parse_record

@@ -2,7 +2,7 @@
 
     python bench/scale_build.py [--events 1000000] [--keys 100000] [--scale 10] [--driver-memory 4g]
 
-Generates a Debezium PostgreSQL stream with cdc_dbt.generator at `--events` over `--keys` keys, and
+Generates a Debezium PostgreSQL stream with generator at `--events` over `--keys` keys, and
 again `--scale` times larger (events and keys, so each key has as many events at both sizes). Each
 size is built by its own child process: a fresh JVM with a driver of `--driver-memory` (local mode
 runs the executors in the driver, so this is all the heap the build has), one `dbt run` of the
@@ -59,7 +59,7 @@ def build_child(events: int, keys: int, landing_format: str) -> Measured:
     from _session import product_session, scratch_folder
     from dbt_runs import dbt_run, slowest_models
 
-    from cdc_dbt.generator import generate
+    from generator import generate
 
     with scratch_folder("cdc-bench-scale-") as work:
         landing, target = work / "landing", work / "target"

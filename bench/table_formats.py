@@ -19,6 +19,7 @@ Delta / Parquet.
 import argparse
 import os
 import shutil
+import sys
 from pathlib import Path
 
 from _session import bench_settings, product_session, scratch_folder
@@ -27,7 +28,10 @@ from incremental_build import landed_history_and_batch
 from model_versions import rows_digest
 from parse_throughput import best_seconds
 
-from cdc_dbt.generator import generate
+# This checkout's code, and the generator, which lives only in the checkout.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from generator import generate
 
 FORMATS = ("parquet", "delta")
 READS = 5

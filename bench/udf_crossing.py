@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _session import product_session, scratch_folder
 
-from cdc_dbt.generator import generate
+from generator import generate
 
 RECORDS = """
 select

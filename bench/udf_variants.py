@@ -2,7 +2,7 @@
 
     python bench/udf_variants.py [--events 200000] [--repeat 3]
 
-Generates kcat files with cdc_dbt.generator, then times, in one Spark session and one run, the
+Generates kcat files with generator, then times, in one Spark session and one run, the
 two parsing UDFs of the staging path (cdc_parse_kcat_line then cdc_parse_record) as
 - plain: row-at-a-time pickled Python UDFs (Spark's classic path);
 - arrow: the same functions with `useArrow=True` (Arrow batches between JVM and Python, each
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _session import product_session, scratch_folder
 
-from cdc_dbt.generator import generate
+from generator import generate
 from udfs import spark as registration
 from udfs.landing import parse_kcat_line
 from udfs.records import parse_record
