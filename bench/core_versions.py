@@ -151,7 +151,7 @@ def main() -> int:
         parser.error("--baseline is required")
 
     sys.path.insert(0, str(REPOSITORY))
-    from cdc_dbt.generator import generate
+    from generator import generate
 
     with tempfile.TemporaryDirectory(prefix="cdc-bench-core-versions-") as scratch:
         work = Path(scratch)

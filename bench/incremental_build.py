@@ -2,7 +2,7 @@
 
     python bench/incremental_build.py [--events 200000] [--keys 20000] [--batch-share 0.01]
 
-Generates a Debezium PostgreSQL stream with cdc_dbt.generator and cuts every partition at the same
+Generates a Debezium PostgreSQL stream with generator and cuts every partition at the same
 share: the first 99% of each partition's records are the history, the newest 1% the batch. In one
 SparkSession and one warehouse it then times three `dbt run`s (models only: data tests read whole
 tables by design, and are the user's choice to run on every build):
@@ -18,15 +18,17 @@ versions written as a new generation, of how many keys).
 
 import argparse
 import shutil
-import tempfile
+import sys
 from pathlib import Path
 
+from _session import product_session, scratch_folder
 from dbt_runs import dbt_run, slowest_models
 from pyspark.sql import SparkSession
 
-from cdc_dbt.generator import generate
-from cdc_dbt.session import build_session
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+# This checkout's code, and the generator, which lives only in the checkout.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from generator import generate
 
 SCHEMA = "bench_incremental"
 
@@ -81,51 +83,46 @@ def main() -> None:
     parser.add_argument("--batch-share", type=float, default=0.01)
     arguments = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="cdc-bench-incremental-"))
-    try:
+    with scratch_folder("cdc-bench-incremental-") as work:
         landing = work / "landing"
         batch_records = landed_history_and_batch(work, arguments.events, arguments.keys, arguments.batch_share)
-        settings = Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None)
-        spark = build_session(settings)
-        target = work / "target"
+        with product_session(landing, work) as spark:
+            target = work / "target"
 
-        history_seconds = dbt_run(landing, target, SCHEMA)
-        landed_before = spark.sql(f"select count(*) from {SCHEMA}.int_deliveries_loaded").first()[0]
-        shutil.move(work / "batch", landing / "batch")
-        incremental_seconds = dbt_run(landing, target, SCHEMA)
-        incremental_models = slowest_models_text(target)
-        newest_load = f"(select max(loaded_at) from {SCHEMA}.int_deliveries_loaded)"
-        files_read, parsed = spark.sql(
-            f"select count(distinct landed_file), count(*) from {SCHEMA}.int_deliveries_loaded"
-            f" where loaded_at = {newest_load}"
-        ).first()
-        versions_written, keys_recomputed, versions_held = spark.sql(
-            f"select count_if(generation = newest), count(distinct if(generation = newest, row_key, null)),"
-            f" count(*) from (select *, max(generation) over () as newest from {SCHEMA}.int_row_events_versioned)"
-        ).first()
-        incremental_history = history_table(spark)
-        full_seconds = dbt_run(landing, target, SCHEMA, "--full-refresh")
-        full_models = slowest_models_text(target)
-        same = incremental_history == history_table(spark)
+            history_seconds = dbt_run(landing, target, SCHEMA)
+            landed_before = spark.sql(f"select count(*) from {SCHEMA}.int_deliveries_loaded").first()[0]
+            shutil.move(work / "batch", landing / "batch")
+            incremental_seconds = dbt_run(landing, target, SCHEMA)
+            incremental_models = slowest_models_text(target)
+            newest_load = f"(select max(loaded_at) from {SCHEMA}.int_deliveries_loaded)"
+            files_read, parsed = spark.sql(
+                f"select count(distinct landed_file), count(*) from {SCHEMA}.int_deliveries_loaded"
+                f" where loaded_at = {newest_load}"
+            ).first()
+            versions_written, keys_recomputed, versions_held = spark.sql(
+                f"select count_if(generation = newest), count(distinct if(generation = newest, row_key, null)),"
+                f" count(*) from (select *, max(generation) over () as newest from {SCHEMA}.int_row_events_versioned)"
+            ).first()
+            incremental_history = history_table(spark)
+            full_seconds = dbt_run(landing, target, SCHEMA, "--full-refresh")
+            full_models = slowest_models_text(target)
+            same = incremental_history == history_table(spark)
 
-        print(f"history: {landed_before:,} records, batch: {batch_records:,} records ({arguments.batch_share:.1%})")
-        print(f"first build (history alone):       {history_seconds:8.1f} s")
-        print(f"incremental build (batch):         {incremental_seconds:8.1f} s")
-        print(f"full refresh (history + batch):    {full_seconds:8.1f} s")
-        print(f"incremental / full refresh:        {incremental_seconds / full_seconds:8.3f}")
-        print(
-            f"incremental build read {files_read} files, {parsed:,} deliveries;"
-            f" wrote {versions_written:,} versions of {keys_recomputed:,} keys"
-            f" ({versions_written / versions_held:.1%} of the {versions_held:,} rows held)"
-        )
-        print(f"slowest models, incremental (s): {incremental_models}")
-        print(f"slowest models, full refresh (s): {full_models}")
-        print(f"same cdc_history as the full refresh: {same}")
-        if not same:
-            raise SystemExit("the incremental build and the full refresh differ")
-        spark.stop()
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            print(f"history: {landed_before:,} records, batch: {batch_records:,} records ({arguments.batch_share:.1%})")
+            print(f"first build (history alone):       {history_seconds:8.1f} s")
+            print(f"incremental build (batch):         {incremental_seconds:8.1f} s")
+            print(f"full refresh (history + batch):    {full_seconds:8.1f} s")
+            print(f"incremental / full refresh:        {incremental_seconds / full_seconds:8.3f}")
+            print(
+                f"incremental build read {files_read} files, {parsed:,} deliveries;"
+                f" wrote {versions_written:,} versions of {keys_recomputed:,} keys"
+                f" ({versions_written / versions_held:.1%} of the {versions_held:,} rows held)"
+            )
+            print(f"slowest models, incremental (s): {incremental_models}")
+            print(f"slowest models, full refresh (s): {full_models}")
+            print(f"same cdc_history as the full refresh: {same}")
+            if not same:
+                raise SystemExit("the incremental build and the full refresh differ")
 
 
 if __name__ == "__main__":

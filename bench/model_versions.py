@@ -26,16 +26,19 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
+import sys
 from pathlib import Path
 
+from _session import product_session, scratch_folder
 from dbt_runs import dbt_command
 from pyspark.sql import SparkSession
 
-from cdc_dbt.generator import generate
+# This checkout's code, and the generator, which lives only in the checkout.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from cdc_dbt.project_files import copy_dbt_project
-from cdc_dbt.session import build_session
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from generator import generate
 
 SCHEMA = "bench_model_versions"
 BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at", "generation")
@@ -107,8 +110,7 @@ def main() -> None:
     # In local mode the executors live in the driver: this is all the heap the builds have.
     os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-memory {arguments.driver_memory} pyspark-shell"
 
-    work = Path(tempfile.mkdtemp(prefix="cdc-bench-model-versions-"))
-    try:
+    with scratch_folder("cdc-bench-model-versions-") as work:
         landing = work / "landing"
         print(f"generating {arguments.events:,} events ...", flush=True)
         generate(landing, events=arguments.events, keys=arguments.keys, seed=11, partitions=3)
@@ -116,25 +118,21 @@ def main() -> None:
         current = copy_dbt_project(PACKAGE_PROJECT_DIR, work / "current")
         baseline = copy_dbt_project(PACKAGE_PROJECT_DIR, work / "baseline")
         at_baseline(baseline, arguments.model, arguments.baseline)
-        spark = build_session(Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None))
-
-        print(f"building what {arguments.model} reads (not timed) ...", flush=True)
-        # int_records_parsed too: the build's closing summary (on-run-end) reads it.
-        upstream = ("--select", f"+{arguments.model}", "+int_records_parsed")
-        dbt_command("run", landing, work / "target-current", SCHEMA, *upstream, project_dir=current)
-        table = f"{SCHEMA}.{arguments.model}"
-        seconds: dict[str, list[float]] = {"baseline": [], "current": []}
-        digests: dict[str, tuple[int, int]] = {}
-        for _ in range(arguments.repeat):
-            for version, project in (("baseline", baseline), ("current", current)):
-                options = ("--select", arguments.model, "--full-refresh")
-                # A target folder per project: dbt's partial parsing keeps one project's state there.
-                target = work / f"target-{version}"
-                seconds[version].append(dbt_command("run", landing, target, SCHEMA, *options, project_dir=project))
-                digests[version] = rows_digest(spark, table, tuple(arguments.changes_column))
-        spark.stop()
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        with product_session(landing, work) as spark:
+            print(f"building what {arguments.model} reads (not timed) ...", flush=True)
+            # int_records_parsed too: the build's closing summary (on-run-end) reads it.
+            upstream = ("--select", f"+{arguments.model}", "+int_records_parsed")
+            dbt_command("run", landing, work / "target-current", SCHEMA, *upstream, project_dir=current)
+            table = f"{SCHEMA}.{arguments.model}"
+            seconds: dict[str, list[float]] = {"baseline": [], "current": []}
+            digests: dict[str, tuple[int, int]] = {}
+            for _ in range(arguments.repeat):
+                for version, project in (("baseline", baseline), ("current", current)):
+                    options = ("--select", arguments.model, "--full-refresh")
+                    # A target folder per project: dbt's partial parsing keeps one project's state there.
+                    target = work / f"target-{version}"
+                    seconds[version].append(dbt_command("run", landing, target, SCHEMA, *options, project_dir=project))
+                    digests[version] = rows_digest(spark, table, tuple(arguments.changes_column))
 
     best = {version: min(times) for version, times in seconds.items()}
     print(f"\n{arguments.model}, {arguments.events:,} events, {redelivered:,} records landed twice")

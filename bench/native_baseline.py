@@ -3,7 +3,7 @@
     python bench/native_baseline.py --landing DIR --output DIR [--with-schema] [--driver-memory 4g]
         [--shuffle-partitions 8]
 
-Reads what `cdc_dbt.generator` lands (Debezium PostgreSQL change events of the `inventory` tables
+Reads what `generator` lands (Debezium PostgreSQL change events of the `inventory` tables
 as `kcat -C -J` lines, one folder per topic) and writes the two tables cdc-dbt builds, as Parquet:
 `--output/history` (SCD2, one row per version) and `--output/current` (SCD1, one row per live
 row). Only Spark's own functions: no Python UDF, so no Python worker ever starts. Per table:

@@ -2,7 +2,7 @@
 
     python bench/parquet_codec.py [--events 300000] [--keys 30000] [--rounds 2]
 
-Generates one Debezium PostgreSQL stream with cdc_dbt.generator (kcat lines with the JsonConverter
+Generates one Debezium PostgreSQL stream with generator (kcat lines with the JsonConverter
 schema), then runs `--rounds` rounds of two cold builds, one per codec, each a separate process
 with an empty warehouse: the product's session (`cdc_dbt.session.build_session`) with
 `spark.sql.parquet.compression.codec` set, then `dbt run` of the models. Each child reports its
@@ -26,17 +26,15 @@ SCHEMA = "bench_codec"
 
 def build(landing: Path, work: Path, codec: str) -> dict[str, object]:
     """In a child: a cold build of `landing` into a new warehouse whose tables `codec` compresses."""
+    from _session import bench_settings, product_session
     from dbt_runs import dbt_run, slowest_models
     from model_versions import rows_digest
 
-    from cdc_dbt.session import build_session
-    from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
-
-    settings = Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None)
-    spark = build_session(settings, {"spark.sql.parquet.compression.codec": codec})
-    seconds = dbt_run(landing, work / "target", SCHEMA)
-    rows, digest = rows_digest(spark, f"{SCHEMA}.cdc_history")
-    table_bytes = sum(path.stat().st_size for path in settings.tables_dir.rglob("*.parquet"))
+    with product_session(landing, work, {"spark.sql.parquet.compression.codec": codec}) as spark:
+        seconds = dbt_run(landing, work / "target", SCHEMA)
+        rows, digest = rows_digest(spark, f"{SCHEMA}.cdc_history")
+    tables_dir = bench_settings(landing, work).tables_dir
+    table_bytes = sum(path.stat().st_size for path in tables_dir.rglob("*.parquet"))
     return {
         "seconds": seconds,
         "table_mb": table_bytes / 1e6,
@@ -69,7 +67,7 @@ def main() -> int:
         print(json.dumps(build(Path(landing), Path(work), codec)))
         return 0
 
-    from cdc_dbt.generator import generate
+    from generator import generate
 
     with tempfile.TemporaryDirectory(prefix="cdc-bench-codec-") as scratch:
         landing = Path(scratch) / "landing"

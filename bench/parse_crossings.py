@@ -26,7 +26,6 @@ core): the floor a Python parse leaves, whatever the crossings.
 import argparse
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -38,9 +37,9 @@ from pyspark.sql.types import StructField, StructType
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cdc_dbt.generator import generate
-from cdc_dbt.session import build_session
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from _session import product_session, scratch_folder
+
+from generator import generate
 from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord, parse_kcat_line
 from udfs.records import parse_record
@@ -127,38 +126,37 @@ def main() -> int:
     parser.add_argument("--core-lines", type=int, default=100_000)
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory(prefix="parse-crossings-") as scratch:
-        landing = Path(scratch) / "landing"
+    with scratch_folder("parse-crossings-") as scratch:
+        landing = scratch / "landing"
         print(f"generating {args.events:,} events (not timed) ...", flush=True)
         print(generate(landing, events=args.events, keys=args.keys, seed=11).line(), flush=True)
         os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-memory 4g pyspark-shell")
-        spark = build_session(Settings(PACKAGE_PROJECT_DIR, landing, Path(scratch) / "warehouse", None))
-        spark.udf.register("bench_delivery_parsed", arrow_batch_udf(delivery_parsed, DELIVERY_PARSED_TYPE))
-        spark.udf.register(
-            "bench_delivery_parsed_without_change_payload",
-            arrow_batch_udf(delivery_parsed_without_change_payload, DELIVERY_PARSED_TYPE),
-        )
-        lines = spark.read.text(str(landing), pathGlobFilter="*.json", recursiveFileLookup=True)
-        lines.createOrReplaceTempView("lines")
-        spark.sql("create database if not exists bench")
+        with product_session(landing, scratch) as spark:
+            spark.udf.register("bench_delivery_parsed", arrow_batch_udf(delivery_parsed, DELIVERY_PARSED_TYPE))
+            spark.udf.register(
+                "bench_delivery_parsed_without_change_payload",
+                arrow_batch_udf(delivery_parsed_without_change_payload, DELIVERY_PARSED_TYPE),
+            )
+            lines = spark.read.text(str(landing), pathGlobFilter="*.json", recursiveFileLookup=True)
+            lines.createOrReplaceTempView("lines")
+            spark.sql("create database if not exists bench")
 
-        times: dict[str, list[float]] = {name: [] for name in VARIANTS}
-        digests = set()
-        for round_number in range(1, args.rounds + 1):
-            for name, run in VARIANTS.items():
-                spark.sql("drop table if exists bench.deliveries")
-                spark.sql("drop table if exists bench.parsed")
-                started = time.perf_counter()
-                run(spark)
-                times[name].append(time.perf_counter() - started)
-                digest = rows_digest(spark, "bench.parsed")
-                digests.add(digest)
-                print(f"round {round_number}: {name:<32} {times[name][-1]:6.1f} s, {digest[0]:,} rows", flush=True)
-        if len(digests) != 1:
-            raise SystemExit(f"the variants' parsed tables differ: {digests}")
+            times: dict[str, list[float]] = {name: [] for name in VARIANTS}
+            digests = set()
+            for round_number in range(1, args.rounds + 1):
+                for name, run in VARIANTS.items():
+                    spark.sql("drop table if exists bench.deliveries")
+                    spark.sql("drop table if exists bench.parsed")
+                    started = time.perf_counter()
+                    run(spark)
+                    times[name].append(time.perf_counter() - started)
+                    digest = rows_digest(spark, "bench.parsed")
+                    digests.add(digest)
+                    print(f"round {round_number}: {name:<32} {times[name][-1]:6.1f} s, {digest[0]:,} rows", flush=True)
+            if len(digests) != 1:
+                raise SystemExit(f"the variants' parsed tables differ: {digests}")
 
-        core_lines = [row.value for row in lines.limit(args.core_lines).collect()]
-        spark.stop()
+            core_lines = [row.value for row in lines.limit(args.core_lines).collect()]
 
     baseline = min(times["two crossings"])
     print(f"\n{'variant':<34}{'best s':>8}{'/ two crossings':>17}")

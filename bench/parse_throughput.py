@@ -2,7 +2,7 @@
 
     python bench/parse_throughput.py [--events 30000] [--repeat 2] [--cores N] [--partitions P]
 
-Generates Debezium PostgreSQL change events with cdc_dbt.generator (kcat lines, JsonConverter with
+Generates Debezium PostgreSQL change events with generator (kcat lines, JsonConverter with
 schemas) and keeps the row-change records (tombstones and transaction markers left out). The same
 records are measured twice: as written (`{"schema": ..., "payload": {...}}`, key with its schema
 too) and schemaless (key and payload stripped to the inner `payload`). In one run it times
@@ -42,8 +42,8 @@ from pyspark.sql import functions as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cdc_dbt.generator import TRANSACTION_TOPIC, generate
 from cdc_dbt.session import PYTHON_WORKER_DAEMON, SPARK_CONF_DIR
+from generator import TRANSACTION_TOPIC, generate
 from udfs import json_text
 from udfs import spark as registration
 from udfs.landing import parse_kcat_line

@@ -2,7 +2,7 @@
 
     python bench/scale_build.py [--events 1000000] [--keys 100000] [--scale 10] [--driver-memory 4g]
 
-Generates a Debezium PostgreSQL stream with cdc_dbt.generator at `--events` over `--keys` keys, and
+Generates a Debezium PostgreSQL stream with generator at `--events` over `--keys` keys, and
 again `--scale` times larger (events and keys, so each key has as many events at both sizes). Each
 size is built by its own child process: a fresh JVM with a driver of `--driver-memory` (local mode
 runs the executors in the driver, so this is all the heap the build has), one `dbt run` of the
@@ -17,10 +17,8 @@ ratio of the sizes (the target: the 10x run takes at most 11x the time, in a 4 G
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -58,46 +56,41 @@ class Measured:
 
 def build_child(events: int, keys: int, landing_format: str) -> Measured:
     """Generate, build once, measure; runs in the child process whose JVM it starts."""
+    from _session import product_session, scratch_folder
     from dbt_runs import dbt_run, slowest_models
 
-    from cdc_dbt.generator import generate
-    from cdc_dbt.session import build_session
-    from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+    from generator import generate
 
-    work = Path(tempfile.mkdtemp(prefix="cdc-bench-scale-"))
-    try:
+    with scratch_folder("cdc-bench-scale-") as work:
         landing, target = work / "landing", work / "target"
         started = time.perf_counter()
         generate(landing, events=events, keys=keys, seed=11, partitions=3, fmt=landing_format)
         generate_seconds = time.perf_counter() - started
         landed_bytes = sum(path.stat().st_size for path in landing.rglob("*") if path.is_file())
 
-        spark = build_session(Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None))
-        build_seconds = dbt_run(landing, target, SCHEMA)
+        with product_session(landing, work) as spark:
+            build_seconds = dbt_run(landing, target, SCHEMA)
 
-        counts = spark.sql(
-            f"select (select count(*) from {SCHEMA}.int_deliveries_loaded),"
-            f" (select count(*) from {SCHEMA}.cdc_history), (select count(*) from {SCHEMA}.cdc_current)"
-        ).first()
-        assert counts is not None
-        records, versions, current_rows = counts
-        jvm_pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()  # type: ignore[union-attr]
-        measured = Measured(
-            events=events,
-            keys=keys,
-            landed_bytes=landed_bytes,
-            generate_seconds=generate_seconds,
-            build_seconds=build_seconds,
-            records=records,
-            versions=versions,
-            current_rows=current_rows,
-            jvm_peak_rss_bytes=peak_resident_bytes(jvm_pid),
-            slowest_models=slowest_models(target, 5),
-        )
-        spark.stop()
+            counts = spark.sql(
+                f"select (select count(*) from {SCHEMA}.int_deliveries_loaded),"
+                f" (select count(*) from {SCHEMA}.cdc_history), (select count(*) from {SCHEMA}.cdc_current)"
+            ).first()
+            assert counts is not None
+            records, versions, current_rows = counts
+            jvm_pid = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()  # type: ignore[union-attr]
+            measured = Measured(
+                events=events,
+                keys=keys,
+                landed_bytes=landed_bytes,
+                generate_seconds=generate_seconds,
+                build_seconds=build_seconds,
+                records=records,
+                versions=versions,
+                current_rows=current_rows,
+                jvm_peak_rss_bytes=peak_resident_bytes(jvm_pid),
+                slowest_models=slowest_models(target, 5),
+            )
         return measured
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def peak_resident_bytes(pid: int) -> int:

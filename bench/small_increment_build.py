@@ -19,13 +19,12 @@ the profile's threads), and the slowest nodes.
 import argparse
 import json
 import shutil
-import tempfile
 from pathlib import Path
 
+from _session import product_session, scratch_folder
 from dbt_runs import dbt_command, slowest_models
 
-from cdc_dbt.session import build_session
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 
 DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
 HELD_BACK_FROM = Path("dbserver1.inventory.customers") / "part-0-00000.json"
@@ -57,41 +56,36 @@ def main() -> None:
     parser.add_argument("--slowest", type=int, default=8, help="how many of the increment's slowest nodes to print")
     arguments = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="cdc-bench-small-increment-"))
-    try:
+    with scratch_folder("cdc-bench-small-increment-") as work:
         landing, target = work / "landing", work / "target"
         shutil.copytree(DEMO_LANDING, landing)
         held_back = hold_back(landing, arguments.records)
-        spark = build_session(Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None))
+        with product_session(landing, work) as spark:
+            dbt_command("build", landing, target, f"{SCHEMA}_warm_up", *BUILD_OPTIONS)
+            full_seconds = dbt_command("build", landing, target, SCHEMA, *BUILD_OPTIONS)
+            full_by_type = time_by_resource_type(target)
+            (landing / "increment").mkdir()
+            (landing / "increment" / "part-0-00001.json").write_text("".join(held_back))
+            increment_seconds = dbt_command("build", landing, target, SCHEMA, *BUILD_OPTIONS)
+            increment_by_type = time_by_resource_type(target)
+            parsed = spark.sql(
+                f"select count(*) from {SCHEMA}.int_deliveries_loaded"
+                f" where loaded_at = (select max(loaded_at) from {SCHEMA}.int_deliveries_loaded)"
+            ).first()[0]
 
-        dbt_command("build", landing, target, f"{SCHEMA}_warm_up", *BUILD_OPTIONS)
-        full_seconds = dbt_command("build", landing, target, SCHEMA, *BUILD_OPTIONS)
-        full_by_type = time_by_resource_type(target)
-        (landing / "increment").mkdir()
-        (landing / "increment" / "part-0-00001.json").write_text("".join(held_back))
-        increment_seconds = dbt_command("build", landing, target, SCHEMA, *BUILD_OPTIONS)
-        increment_by_type = time_by_resource_type(target)
-        parsed = spark.sql(
-            f"select count(*) from {SCHEMA}.int_deliveries_loaded"
-            f" where loaded_at = (select max(loaded_at) from {SCHEMA}.int_deliveries_loaded)"
-        ).first()[0]
-
-        print(f"full build of the demo (less {arguments.records} records): {full_seconds:6.1f} s")
-        print(f"build of one new file of {arguments.records} records:       {increment_seconds:6.1f} s")
-        print(f"increment / full build:                          {increment_seconds / full_seconds:6.2f}")
-        print(f"records the increment loaded: {parsed}")
-        for name, by_type in (("full build", full_by_type), ("increment", increment_by_type)):
-            print(
-                f"{name}, summed over nodes: models {by_type.get('model', 0.0):.1f} s,"
-                f" data tests {by_type.get('test', 0.0):.1f} s"
-            )
-        slowest = ", ".join(f"{name} {seconds}" for name, seconds in slowest_models(target, arguments.slowest))
-        print(f"slowest nodes of the increment (s): {slowest}")
-        if parsed != arguments.records:
-            raise SystemExit(f"the increment loaded {parsed} records, not {arguments.records}")
-        spark.stop()
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            print(f"full build of the demo (less {arguments.records} records): {full_seconds:6.1f} s")
+            print(f"build of one new file of {arguments.records} records:       {increment_seconds:6.1f} s")
+            print(f"increment / full build:                          {increment_seconds / full_seconds:6.2f}")
+            print(f"records the increment loaded: {parsed}")
+            for name, by_type in (("full build", full_by_type), ("increment", increment_by_type)):
+                print(
+                    f"{name}, summed over nodes: models {by_type.get('model', 0.0):.1f} s,"
+                    f" data tests {by_type.get('test', 0.0):.1f} s"
+                )
+            slowest = ", ".join(f"{name} {seconds}" for name, seconds in slowest_models(target, arguments.slowest))
+            print(f"slowest nodes of the increment (s): {slowest}")
+            if parsed != arguments.records:
+                raise SystemExit(f"the increment loaded {parsed} records, not {arguments.records}")
 
 
 if __name__ == "__main__":

@@ -19,17 +19,19 @@ Delta / Parquet.
 import argparse
 import os
 import shutil
-import tempfile
+import sys
 from pathlib import Path
 
+from _session import bench_settings, product_session, scratch_folder
 from dbt_runs import dbt_run
 from incremental_build import landed_history_and_batch
 from model_versions import rows_digest
 from parse_throughput import best_seconds
 
-from cdc_dbt.generator import generate
-from cdc_dbt.session import build_session
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+# This checkout's code, and the generator, which lives only in the checkout.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from generator import generate
 
 FORMATS = ("parquet", "delta")
 READS = 5
@@ -57,60 +59,58 @@ def main() -> None:
     parser.add_argument("--batch-share", type=float, default=0.01)
     arguments = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="cdc-bench-formats-"))
-    try:
+    with scratch_folder("cdc-bench-formats-") as work:
         landing, warm_up = work / "landing", work / "warm-up"
         batch_records = landed_history_and_batch(work, arguments.events, arguments.keys, arguments.batch_share)
         generate(warm_up, events=20_000, keys=2_000, seed=5, partitions=3)
-        settings = Settings(PACKAGE_PROJECT_DIR, landing, work / "warehouse", None)
-        spark = build_session(settings)
-        for table_format in FORMATS:
-            run_in_format(table_format, warm_up, work / "target", f"warm_up_{table_format}")
+        settings = bench_settings(landing, work)
+        with product_session(landing, work) as spark:
+            for table_format in FORMATS:
+                run_in_format(table_format, warm_up, work / "target", f"warm_up_{table_format}")
 
-        cold, incremental = {}, {}
-        for table_format in FORMATS:
-            cold[table_format] = run_in_format(table_format, landing, work / "target", f"bench_{table_format}")
-        shutil.move(work / "batch", landing / "batch")
-        for table_format in FORMATS:
-            incremental[table_format] = run_in_format(table_format, landing, work / "target", f"bench_{table_format}")
+            cold, incremental = {}, {}
+            for table_format in FORMATS:
+                cold[table_format] = run_in_format(table_format, landing, work / "target", f"bench_{table_format}")
+            shutil.move(work / "batch", landing / "batch")
+            for table_format in FORMATS:
+                incremental[table_format] = run_in_format(
+                    table_format, landing, work / "target", f"bench_{table_format}"
+                )
 
-        point, scan, size = {}, {}, {}
-        for table_format in FORMATS:
-            schema = f"bench_{table_format}"
-            [key] = spark.sql(f"select source_table, row_key from {schema}.cdc_current limit 1").collect()
-            point[table_format] = best_seconds(
-                lambda schema=schema, key=key: spark.sql(
-                    f"select row from {schema}.cdc_current"
-                    f" where source_table = {sql_string(key[0])} and row_key = {sql_string(key[1])}"
-                ).collect(),
-                READS,
-            )
-            scan[table_format] = best_seconds(
-                lambda schema=schema: spark.sql(
-                    f"select count(*), sum(length(row)) from {schema}.cdc_current"
-                ).collect(),
-                READS,
-            )
-            size[table_format] = folder_bytes(settings.tables_dir / f"{schema}.db")
-        same = rows_digest(spark, "bench_delta.cdc_history") == rows_digest(spark, "bench_parquet.cdc_history")
+            point, scan, size = {}, {}, {}
+            for table_format in FORMATS:
+                schema = f"bench_{table_format}"
+                [key] = spark.sql(f"select source_table, row_key from {schema}.cdc_current limit 1").collect()
+                point[table_format] = best_seconds(
+                    lambda schema=schema, key=key: spark.sql(
+                        f"select row from {schema}.cdc_current"
+                        f" where source_table = {sql_string(key[0])} and row_key = {sql_string(key[1])}"
+                    ).collect(),
+                    READS,
+                )
+                scan[table_format] = best_seconds(
+                    lambda schema=schema: spark.sql(
+                        f"select count(*), sum(length(row)) from {schema}.cdc_current"
+                    ).collect(),
+                    READS,
+                )
+                size[table_format] = folder_bytes(settings.tables_dir / f"{schema}.db")
+            same = rows_digest(spark, "bench_delta.cdc_history") == rows_digest(spark, "bench_parquet.cdc_history")
 
-        print(f"{arguments.events:,} events over {arguments.keys:,} keys; batch {batch_records:,} records")
-        print(f"{'':34}{'parquet':>10}{'delta':>10}{'delta/parquet':>15}")
-        for label, figures, unit in (
-            ("cold build (99%), s", cold, 1.0),
-            ("incremental build (1%), s", incremental, 1.0),
-            ("cdc_current point query, ms", point, 1000.0),
-            ("cdc_current full scan, ms", scan, 1000.0),
-            ("tables on disk, MB", size, 1e-6),
-        ):
-            parquet, delta = figures["parquet"] * unit, figures["delta"] * unit
-            print(f"{label:34}{parquet:>10.1f}{delta:>10.1f}{delta / parquet:>15.2f}")
-        print(f"same cdc_history in both formats: {same}")
-        if not same:
-            raise SystemExit("the formats hold different histories")
-        spark.stop()
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            print(f"{arguments.events:,} events over {arguments.keys:,} keys; batch {batch_records:,} records")
+            print(f"{'':34}{'parquet':>10}{'delta':>10}{'delta/parquet':>15}")
+            for label, figures, unit in (
+                ("cold build (99%), s", cold, 1.0),
+                ("incremental build (1%), s", incremental, 1.0),
+                ("cdc_current point query, ms", point, 1000.0),
+                ("cdc_current full scan, ms", scan, 1000.0),
+                ("tables on disk, MB", size, 1e-6),
+            ):
+                parquet, delta = figures["parquet"] * unit, figures["delta"] * unit
+                print(f"{label:34}{parquet:>10.1f}{delta:>10.1f}{delta / parquet:>15.2f}")
+            print(f"same cdc_history in both formats: {same}")
+            if not same:
+                raise SystemExit("the formats hold different histories")
 
 
 if __name__ == "__main__":

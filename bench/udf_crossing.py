@@ -22,7 +22,6 @@ at most.
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 from parse_throughput import best_seconds
@@ -31,9 +30,9 @@ from pyspark.sql.functions import udf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cdc_dbt.generator import generate
-from cdc_dbt.session import build_session
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from _session import product_session, scratch_folder
+
+from generator import generate
 
 RECORDS = """
 select
@@ -73,35 +72,30 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2)
     args = parser.parse_args()
 
-    with tempfile.TemporaryDirectory(prefix="udf-crossing-") as scratch:
-        landing = Path(scratch) / "landing"
+    with scratch_folder("udf-crossing-") as scratch:
+        landing = scratch / "landing"
         print(f"generating {args.events:,} events ...", flush=True)
         generate(landing, events=args.events, keys=args.keys, seed=11)
-        settings = Settings(
-            project_dir=PACKAGE_PROJECT_DIR,
-            landing_dir=landing,
-            warehouse_dir=Path(scratch) / "warehouse",
-            master_url=None,
-        )
         os.environ.setdefault("PYSPARK_SUBMIT_ARGS", "--driver-memory 4g pyspark-shell")
-        spark = build_session(settings)
-        spark.udf.register("payload_length", udf(payload_length, "int", useArrow=True))
-        spark.sql(RECORDS.format(landing=landing / "dbserver1.*")).createOrReplaceTempView("records")
-        records = spark.sql(CUT).cache()
-        records.createOrReplaceTempView("converter_records")
-        count, schemas, schema_bytes, body_bytes = spark.sql(
-            "select count(*), count(distinct schema_text), avg(length(schema_text)), avg(length(body))"
-            " from converter_records"
-        ).first()
-        print(f"{count:,} records, {schemas} distinct schema blocks, {schema_bytes:.0f} + {body_bytes:.0f} characters")
+        with product_session(landing, scratch) as spark:
+            spark.udf.register("payload_length", udf(payload_length, "int", useArrow=True))
+            spark.sql(RECORDS.format(landing=landing / "dbserver1.*")).createOrReplaceTempView("records")
+            records = spark.sql(CUT).cache()
+            records.createOrReplaceTempView("converter_records")
+            count, schemas, schema_bytes, body_bytes = spark.sql(
+                "select count(*), count(distinct schema_text), avg(length(schema_text)), avg(length(body))"
+                " from converter_records"
+            ).first()
+            print(
+                f"{count:,} records, {schemas} distinct schema blocks, {schema_bytes:.0f} + {body_bytes:.0f} characters"
+            )
 
-        times = {name: best_time(spark, query, args.repeat) for name, query in CALLS.items()}
-        for name, seconds in times.items():
-            print(f"{name:<26} {seconds:7.2f} s")
-        crossing = times["whole payload"] - times["payload and schema hash"]
-        share = crossing / times["cdc_parse_record"]
-        print(f"the schema block's crossing: {crossing:.2f} s, {share:.0%} of cdc_parse_record")
-        spark.stop()
+            times = {name: best_time(spark, query, args.repeat) for name, query in CALLS.items()}
+            for name, seconds in times.items():
+                print(f"{name:<26} {seconds:7.2f} s")
+            crossing = times["whole payload"] - times["payload and schema hash"]
+            share = crossing / times["cdc_parse_record"]
+            print(f"the schema block's crossing: {crossing:.2f} s, {share:.0%} of cdc_parse_record")
     return 0
 
 

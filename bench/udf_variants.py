@@ -2,7 +2,7 @@
 
     python bench/udf_variants.py [--events 200000] [--repeat 3]
 
-Generates kcat files with cdc_dbt.generator, then times, in one Spark session and one run, the
+Generates kcat files with generator, then times, in one Spark session and one run, the
 two parsing UDFs of the staging path (cdc_parse_kcat_line then cdc_parse_record) as
 - plain: row-at-a-time pickled Python UDFs (Spark's classic path);
 - arrow: the same functions with `useArrow=True` (Arrow batches between JVM and Python, each
@@ -15,7 +15,6 @@ Each variant's best of `--repeat` runs is printed with its ratio to the plain ba
 
 import argparse
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,9 +26,9 @@ from pyspark.sql.functions import pandas_udf, udf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cdc_dbt.generator import generate
-from cdc_dbt.session import build_session
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
+from _session import product_session, scratch_folder
+
+from generator import generate
 from udfs import spark as registration
 from udfs.landing import parse_kcat_line
 from udfs.records import parse_record
@@ -106,28 +105,29 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
 
-    work = Path(tempfile.mkdtemp(prefix="cdc-bench-"))
-    summary = generate(work / "landing", events=args.events, keys=max(16, args.events // 10), fmt="kcat")
-    settings = Settings(PACKAGE_PROJECT_DIR, work / "landing", work / "warehouse", None)
-    spark = build_session(settings)
-    lines = spark.read.option("recursiveFileLookup", "true").text(str(work / "landing")).cache()
-    records = lines.count()
-    print(f"{summary.events} events, {records} landed records, {spark.sparkContext.defaultParallelism} cores")
+    with scratch_folder("cdc-bench-") as work:
+        summary = generate(work / "landing", events=args.events, keys=max(16, args.events // 10), fmt="kcat")
+        with product_session(work / "landing", work) as spark:
+            lines = spark.read.option("recursiveFileLookup", "true").text(str(work / "landing")).cache()
+            records = lines.count()
+            print(f"{summary.events} events, {records} landed records, {spark.sparkContext.defaultParallelism} cores")
 
-    variants = {
-        "plain": plain_or_arrow(False),
-        "arrow": plain_or_arrow(True),
-        "arrow batches": arrow_batches_variant(),
-        "pandas": pandas_variant(spark),
-    }
-    outcomes = {name: pipeline(lines, *udfs).groupBy("outcome").count().collect() for name, udfs in variants.items()}
-    assert len({tuple(sorted(map(tuple, rows))) for rows in outcomes.values()}) == 1, "variants disagree"
+            variants = {
+                "plain": plain_or_arrow(False),
+                "arrow": plain_or_arrow(True),
+                "arrow batches": arrow_batches_variant(),
+                "pandas": pandas_variant(spark),
+            }
+            outcomes = {
+                name: pipeline(lines, *udfs).groupBy("outcome").count().collect() for name, udfs in variants.items()
+            }
+            assert len({tuple(sorted(map(tuple, rows))) for rows in outcomes.values()}) == 1, "variants disagree"
 
-    seconds = {name: best_seconds(pipeline(lines, *udfs), args.repeat) for name, udfs in variants.items()}
-    baseline = seconds["plain"]
-    print(f"{'variant':<14}{'best s':>9}{'records/s':>12}{'vs plain':>10}")
-    for name, value in seconds.items():
-        print(f"{name:<14}{value:>9.2f}{records / value:>12,.0f}{baseline / value:>9.2f}x")
+            seconds = {name: best_seconds(pipeline(lines, *udfs), args.repeat) for name, udfs in variants.items()}
+            baseline = seconds["plain"]
+            print(f"{'variant':<14}{'best s':>9}{'records/s':>12}{'vs plain':>10}")
+            for name, value in seconds.items():
+                print(f"{name:<14}{value:>9.2f}{records / value:>12,.0f}{baseline / value:>9.2f}x")
     return 0
 
 

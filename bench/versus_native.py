@@ -2,7 +2,7 @@
 
     python bench/versus_native.py [--events 1000000] [--keys 100000] [--driver-memory 4g]
 
-Generates one Debezium PostgreSQL stream with cdc_dbt.generator (kcat lines, JsonConverter with
+Generates one Debezium PostgreSQL stream with generator (kcat lines, JsonConverter with
 schemas; seed 11, 3 partitions, every kind of event the generator makes: snapshot reads, creates,
 updates, TOAST-placeholder updates, deletes with their tombstones, primary-key changes, a truncate
 of `inventory.orders`), with the generator's expected final state. No generator option is
@@ -46,10 +46,10 @@ import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cdc_dbt.generator import generate
-from cdc_dbt.generator.inventory import DATE, DECIMAL, MICRO_TIMESTAMP, TABLES, Column, encode_decimal
 from cdc_dbt.session import SPARK_CONF_DIR
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from generator import generate
+from generator.inventory import DATE, DECIMAL, MICRO_TIMESTAMP, TABLES, Column, encode_decimal
 
 CDC_DBT = str(Path(sys.executable).parent / "cdc-dbt")
 NATIVE_BASELINE = Path(__file__).with_name("native_baseline.py")

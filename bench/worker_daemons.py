@@ -32,8 +32,8 @@ def child(daemon: str, events: int, slices: int, repeat: int) -> dict[str, float
     from parse_throughput import best_seconds, cached_frame, landed_records, noop_write, task_overhead_ms, udf_parsed
     from pyspark.sql import SparkSession
 
-    from cdc_dbt.generator import generate
     from cdc_dbt.session import SPARK_CONF_DIR
+    from generator import generate
     from udfs import spark as registration
 
     os.environ.setdefault("SPARK_CONF_DIR", str(SPARK_CONF_DIR))

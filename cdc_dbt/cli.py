@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = load_settings()
     if args[0] == "scaffold":
         # Not a dbt command: it reads the landed files itself and writes models, with no JVM.
-        from cdc_dbt.scaffold import main as scaffold
+        from cdc_dbt.scaffold.command import main as scaffold
 
         return scaffold(args[1:], settings)
     if args[0] == "land":

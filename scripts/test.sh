@@ -10,13 +10,13 @@ source "$(dirname "$0")/_bootstrap.sh"
 if [ "${1:-}" = "--fast" ]; then
     shift
     echo "== ruff" >&2
-    ruff check udfs cdc_dbt tests bench setup.py
+    ruff check udfs cdc_dbt generator tests bench setup.py
     echo "== pytest (fast: not slow)" >&2
     exec python -m pytest -m "not slow" "$@"
 fi
 echo "== ruff" >&2
-ruff check udfs cdc_dbt tests bench setup.py
-ruff format --check udfs cdc_dbt tests bench setup.py
+ruff check udfs cdc_dbt generator tests bench setup.py
+ruff format --check udfs cdc_dbt generator tests bench setup.py
 # mypy and sqlfluff each keep about one core busy: side by side they take the longer one's time
 # (35 s here), not the sum (47 s). mypy's report follows sqlfluff's.
 echo "== mypy and sqlfluff" >&2

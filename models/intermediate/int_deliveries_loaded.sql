@@ -73,28 +73,21 @@ kcat_records as (
 
 landed_records as (
 
-    select * from kcat_records
+    -- By name: each format's columns are picked by the one list (cdc_landed_record_columns).
+    select
+        {{ cdc_landed_record_columns() }}
+    from kcat_records
     union all
-    select * from parquet_records
+    select
+        {{ cdc_landed_record_columns() }}
+    from parquet_records
 
 ),
 
 final as (
 
     select
-        topic,
-        `partition`,
-        `offset`,
-        kafka_ts,
-        headers,
-        key,
-        payload,
-        landing_reason,
-        landing_detail,
-        landed_file,
-        landed_file_size,
-        landed_file_modified_at,
-        landing_format,
+        {{ cdc_landed_record_columns() }},
         {{ cdc_build_started_at() }} as loaded_at
     from landed_records
 

@@ -11,6 +11,9 @@
       still finds its own version, whatever order the files land in.
     A data message whose metadata has not landed stays held, and is bound by the build its
     metadata lands in, whichever order they arrive in.
+    This model is the rule's definition. `cdc-dbt scaffold`, which reads landed files without
+    Spark, binds by its Python twin (udfs/qlik_binding.py); tests/unit/test_qlik_binding.py holds
+    that to this model's unit tests (_int_qlik_records_bound__unit_tests.yml), on the same rows.
 
     Incremental (append): a build binds the held messages not bound here yet.
 #}
@@ -89,21 +92,36 @@ bare_record_metadata_candidates as (
         bare.`partition`,
         bare.`offset`,
         metadata.metadata_payload,
-        -- The rule above as one ordering: the smallest wins.
-        struct(
-            (
-                metadata.`partition` != bare.`partition`
-                or metadata.`offset` > bare.`offset`
-            ) as is_not_below,
-            -metadata.`offset` as newest_below_first,
-            metadata.`partition`,
-            metadata.`offset`
-        ) as preference
+        metadata.`partition` as metadata_partition,
+        metadata.`offset` as metadata_offset,
+        (
+            metadata.`partition` = bare.`partition`
+            and metadata.`offset` < bare.`offset`
+        ) as is_metadata_below
     from bare_records as bare
     inner join qlik_metadata_messages as metadata
         on
             bare.topic = metadata.topic
             and bare.column_names = metadata.column_names
+
+),
+
+bare_record_metadata_preferences as (
+
+    select
+        topic,
+        `partition`,
+        `offset`,
+        metadata_payload,
+        -- The rule above as one ordering: the smallest wins (the same ordering as `preference`
+        -- in udfs/qlik_binding.py, which the scaffold binds by).
+        struct(
+            not is_metadata_below as is_not_below,
+            if(is_metadata_below, -metadata_offset, 0) as newest_below_first,
+            metadata_partition,
+            metadata_offset
+        ) as preference
+    from bare_record_metadata_candidates
 
 ),
 
@@ -114,26 +132,18 @@ qlik_metadata_by_bare_record as (
         `partition`,
         `offset`,
         min_by(metadata_payload, preference) as metadata_payload
-    from bare_record_metadata_candidates
+    from bare_record_metadata_preferences
     group by topic, `partition`, `offset`
 
 ),
 
 records_bound as (
 
-    -- Only the held rows with metadata reach the UDF: a Python UDF sees every row of its batch
-    -- whatever an `if` around it says.
+    -- The held record's columns by name: cdc_record_outcome_columns takes the landed record's
+    -- from them, and `parsed` replaces its first parse. Only the held rows with metadata reach
+    -- the UDF: a Python UDF sees every row of its batch whatever an `if` around it says.
     select
-        held.topic,
-        held.`partition`,
-        held.`offset`,
-        held.kafka_ts,
-        held.headers,
-        held.key,
-        held.payload,
-        held.landed_file,
-        held.landing_format,
-        held.loaded_at,
+        held.*,
         cast(null as string) as landing_reason,
         cast(null as string) as landing_detail,
         cdc_parse_qlik_record(

@@ -15,10 +15,10 @@ import pytest
 from pyspark.sql import SparkSession
 
 from cdc_dbt.cli import run_sql
-from cdc_dbt.generator import generate
 from cdc_dbt.session import SPARK_CONF_DIR
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 from cdc_dbt.spark_packages import TABLE_FORMAT_PACKAGES, unavailable_message
+from generator import generate
 from tests.kcat import KafkaRecord, write_kcat_file
 
 CLI = [sys.executable, "-m", "cdc_dbt.cli"]

@@ -1,4 +1,4 @@
-"""Generated Debezium PostgreSQL streams (cdc_dbt.generator) against the generator's own oracle.
+"""Generated Debezium PostgreSQL streams (generator) against the generator's own oracle.
 
 The generator knows the true final state of its simulated database; a build over its landed
 records, in either landing format or both at once, must reach exactly that state.
@@ -15,8 +15,8 @@ from urllib.parse import urlparse
 import pyarrow.parquet as pq
 import pytest
 
-from cdc_dbt.generator import MONGO_TOPIC, QLIK_DATA_TOPIC, TRANSACTION_TOPIC, generate
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from generator import MONGO_TOPIC, QLIK_DATA_TOPIC, TRANSACTION_TOPIC, generate
 from tests.integration.conftest import DEMO_LANDING, Build, DbtProject
 
 DEMO_ORACLE = PACKAGE_PROJECT_DIR / "demo" / "expected_final_state.json"

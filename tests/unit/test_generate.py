@@ -1,4 +1,4 @@
-"""Tests of the Debezium PostgreSQL stream generator (`cdc_dbt.generator`), without Spark.
+"""Tests of the Debezium PostgreSQL stream generator (`generator`), without Spark.
 
 The checks read the landed files back like an outside consumer would and replay them with a
 small applier written here, independent of the generator's own bookkeeping.
@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from cdc_dbt import generator as gen
-from cdc_dbt.generator import kafka
-from cdc_dbt.generator.inventory import encode_decimal
+import generator as gen
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from generator import kafka
+from generator.inventory import encode_decimal
 
 PARTITIONS = 2
 LINES_PER_FILE = 60  # small, so that every partition rotates through several files

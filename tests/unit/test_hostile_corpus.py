@@ -5,7 +5,8 @@ The build's path, mirrored: a file's lines (Hadoop's line ends, blank lines drop
 `stg_kafka__kcat_lines` does) → `cdc_parse_kcat_line`; a landing reason goes to the quarantine as
 is; else `cdc_parse_record(key, payload, partition, offset, topic)`; then (int_qlik_records_bound)
 a Qlik data message quarantined as `unknown_qlik_schema` is bound to the metadata message of its
-`schemaId` (a bare one to its topic's only one) and parsed again by `cdc_parse_qlik_record`.
+`schemaId` (a bare one by its topic and column names, udfs.qlik_binding) and parsed again by
+`cdc_parse_qlik_record`.
 """
 
 import gzip
@@ -23,6 +24,7 @@ from udfs.events import ParsedRecord
 from udfs.json_text import MAX_DETAIL_CHARS
 from udfs.landing import decode_kafka_bytes
 from udfs.qlik import parse_qlik_record
+from udfs.qlik_binding import MetadataMessage, QlikBinder
 from udfs.reasons import Reason
 from udfs.records import parse_record
 from udfs.spark import parse_kcat_line_row
@@ -71,25 +73,27 @@ def land(file: str, line: bytes) -> Landed:
 
 
 def bind_qlik(records: list[Landed]) -> list[Landed]:
-    """int_qlik_records_bound: each waiting Qlik data message parsed again with its metadata."""
-    metadata = [record for record in records if record.parsed.ignore_class == "metadata_message"]
-    by_schema_id = {record.parsed.qlik_schema_id: record.payload for record in metadata}
-    schema_ids_by_topic: dict[str | None, set[str | None]] = {}
-    for record in metadata:
-        schema_ids_by_topic.setdefault(record.topic, set()).add(record.parsed.qlik_schema_id)
+    """int_qlik_records_bound: each waiting Qlik data message parsed again with its metadata,
+    chosen by the model's rule (udfs.qlik_binding)."""
+    binder = QlikBinder()
+    for record in records:
+        if record.parsed.ignore_class == "metadata_message":
+            assert record.partition is not None and record.offset is not None and record.payload is not None
+            assert record.parsed.qlik_schema_id is not None
+            metadata = MetadataMessage(
+                record.topic, record.partition, record.offset, record.parsed.qlik_schema_id, record.payload
+            )
+            binder.add_metadata(metadata)
     bound = []
     for record in records:
-        parsed = record.parsed
-        metadata_payload = None
-        if parsed.reason == "unknown_qlik_schema" and parsed.qlik_schema_id is not None:
-            metadata_payload = by_schema_id.get(parsed.qlik_schema_id)
-        elif parsed.reason == "unknown_qlik_schema" and len(schema_ids_by_topic.get(record.topic, ())) == 1:
-            (schema_id,) = schema_ids_by_topic[record.topic]
-            metadata_payload = by_schema_id[schema_id]
-        if metadata_payload is not None:
-            assert record.partition is not None and record.offset is not None
-            parsed = parse_qlik_record(record.payload, metadata_payload, record.partition, record.offset)
-            record = replace(record, parsed=parsed)
+        if record.parsed.reason == "unknown_qlik_schema":
+            assert record.partition is not None and record.offset is not None and record.payload is not None
+            metadata_payload = binder.metadata_for(
+                record.topic, record.partition, record.offset, record.parsed.qlik_schema_id, record.payload
+            )
+            if metadata_payload is not None:
+                parsed = parse_qlik_record(record.payload, metadata_payload, record.partition, record.offset)
+                record = replace(record, parsed=parsed)
         bound.append(record)
     return bound
 

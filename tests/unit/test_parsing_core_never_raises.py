@@ -30,6 +30,7 @@ from tests.parsing_contract import (
     check_parsed,
     is_object_text,
 )
+from tests.qlik_messages import qlik_data_message, qlik_envelope, qlik_metadata_message
 from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord, parse_kcat_line
 from udfs.qlik import parse_qlik_record
@@ -380,54 +381,36 @@ FLATTENED_BASES: list[Any] = [
     {"id": 1, "__op": "u", "__commit_lsn": "00000027:00000758:0003", "__event_serial_no": 2},
 ]
 
-QLIK_METADATA: dict[str, Any] = {
-    "magic": "atMSG",
-    "type": "MD",
-    "headers": None,
-    "messageSchemaId": "S1",
-    "messageSchema": None,
-    "message": {
-        "schemaId": "S1",
-        "lineage": {"server": "s", "task": "t", "schema": "SALES", "table": "CUSTOMERS", "tableVersion": 1},
-        "tableStructure": {
-            "tableColumns": {
-                "ID": {"ordinal": 1, "type": "INT4", "length": 10, "primaryKeyPosition": 1},
-                "NAME": {"ordinal": 2, "type": "STRING", "length": 20, "primaryKeyPosition": 0},
-            }
-        },
-        "dataSchema": "{}",
-    },
-}
+QLIK_METADATA = qlik_envelope(
+    "MD",
+    "S1",
+    qlik_metadata_message("S1", "SALES", "CUSTOMERS", {"ID": ("INT4", 10, 0, 0, 1), "NAME": ("STRING", 20, 0, 0, 0)}),
+)
 QLIK_HEADERS: dict[str, Any] = {
-    "operation": "UPDATE",
     "changeSequence": "20190502181731000000000000000000197",
     "timestamp": "2019-05-02T18:17:29.000",
-    "streamPosition": "",
     "transactionId": "0001",
     "changeMask": "02",
     "columnMask": "03",
     "transactionEventCounter": 1,
     "transactionLastEvent": True,
 }
-QLIK_DATA: dict[str, Any] = {
-    "magic": "atMSG",
-    "type": "DT",
-    "headers": None,
-    "messageSchemaId": "S1",
-    "messageSchema": None,
-    "message": {
-        "data": {"ID": "14", "NAME": "Ann"},
-        "beforeData": {"ID": "14", "NAME": "Anne"},
-        "headers": QLIK_HEADERS,
-    },
-}
+
+
+def qlik_data_base(operation: str) -> dict[str, Any]:
+    """An enveloped data message of SALES.CUSTOMERS, ID 14, with `operation`."""
+    message = qlik_data_message(operation, {"ID": "14", "NAME": "Ann"}, {"ID": "14", "NAME": "Anne"}, **QLIK_HEADERS)
+    return qlik_envelope("DT", "S1", message)
+
+
+QLIK_DATA = qlik_data_base("UPDATE")
 QLIK_BASES: list[Any] = [
     QLIK_METADATA,
     QLIK_DATA,
     QLIK_METADATA["message"],
     QLIK_DATA["message"],
-    {**QLIK_DATA, "message": {**QLIK_DATA["message"], "headers": {**QLIK_HEADERS, "operation": "REFRESH"}}},
-    {**QLIK_DATA, "message": {**QLIK_DATA["message"], "headers": {**QLIK_HEADERS, "operation": "DELETE"}}},
+    qlik_data_base("REFRESH"),
+    qlik_data_base("DELETE"),
 ]
 
 DEBEZIUM_KEYS = [

@@ -26,19 +26,15 @@ from cdc_dbt.column_types import (
     seen_type,
     seen_value,
 )
-from cdc_dbt.scaffold import (
-    CURRENT_SQL,
-    HISTORY_SQL,
-    column_names,
-    landed_files,
-    main,
-    read_landing,
-    safe_identifier,
-    split_source_table,
-)
+from cdc_dbt.scaffold.command import main
+from cdc_dbt.scaffold.declaration import CURRENT_SQL, HISTORY_SQL
+from cdc_dbt.scaffold.evidence import read_landing
+from cdc_dbt.scaffold.landed_files import landed_files
+from cdc_dbt.scaffold.names import column_names, safe_identifier, split_source_table
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings
 from tests.corpus import corpus_file, corpus_lines
 from tests.kcat import KafkaRecord, kcat_json, write_kcat_file
+from tests.qlik_messages import ColumnSpec, qlik_data, qlik_metadata, qlik_metadata_message
 from udfs.qlik import QlikColumn
 
 DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
@@ -340,38 +336,8 @@ def payment(payment_id: int, line: int, **options: Any) -> KafkaRecord:
     return KafkaRecord("server.public.payments", 0, payment_id, key, debezium_message(after, PAYMENT_FIELDS, **options))
 
 
-def qlik_metadata(schema_id: str, version: int, columns: dict[str, tuple[str, int, int, int, int]]) -> str:
-    """A Qlik metadata message; columns as name → (type, length, precision, scale, primaryKeyPosition)."""
-    table_columns = {
-        name: {
-            "ordinal": ordinal,
-            "type": kind,
-            "length": length,
-            "precision": precision,
-            "scale": scale,
-            "primaryKeyPosition": key_position,
-        }
-        for ordinal, (name, (kind, length, precision, scale, key_position)) in enumerate(columns.items(), start=1)
-    }
-    message = {
-        "schemaId": schema_id,
-        "lineage": {"server": "s", "task": "t", "schema": "HR", "table": "JOBS", "tableVersion": version},
-        "tableStructure": {"tableColumns": table_columns},
-        "dataSchema": "",
-    }
-    return json.dumps({"magic": "atMSG", "type": "MD", "messageSchemaId": schema_id, "message": message})
-
-
-def qlik_data(schema_id: str | None, data: dict[str, Any], operation: str = "INSERT") -> str:
-    headers = {"operation": operation, "changeSequence": "", "timestamp": "", "transactionId": ""}
-    message = {"data": data, "beforeData": None, "headers": headers}
-    if schema_id is None:
-        return json.dumps(message)
-    return json.dumps({"magic": "atMSG", "type": "DT", "messageSchemaId": schema_id, "message": message})
-
-
-JOBS_V1 = {"JOB_ID": ("STRING", 10, 0, 0, 1), "MIN_SALARY": ("NUMERIC", 0, 8, 2, 0)}
-JOBS_V2 = {**JOBS_V1, "TITLE": ("WSTRING", 35, 0, 0, 0), "OPENED": ("DATETIME", 0, 0, 6, 0)}
+JOBS_V1: dict[str, ColumnSpec] = {"JOB_ID": ("STRING", 10, 0, 0, 1), "MIN_SALARY": ("NUMERIC", 0, 8, 2, 0)}
+JOBS_V2: dict[str, ColumnSpec] = {**JOBS_V1, "TITLE": ("WSTRING", 35, 0, 0, 0), "OPENED": ("DATETIME", 0, 0, 6, 0)}
 
 
 def mongodb_message(after: str | None, *, op: str = "c", updated: str | None = None) -> str:
@@ -582,10 +548,14 @@ def test_two_tables_differing_only_in_case_need_the_exact_name(
 
 def test_a_qlik_table_by_its_newest_metadata_with_the_primary_key(tmp_path: Path) -> None:
     records = [
-        KafkaRecord("qlik.HR.JOBS", 0, 0, '{"JOB_ID":"A"}', qlik_data("S1", {"JOB_ID": "A", "MIN_SALARY": "1.00"})),
-        KafkaRecord("qlik.HR.JOBS", 0, 1, '{"JOB_ID":"B"}', qlik_data("S2", {"JOB_ID": "B", "MIN_SALARY": "2.00"})),
-        KafkaRecord("qlik.metadata", 0, 0, None, qlik_metadata("S2", 2, JOBS_V2)),
-        KafkaRecord("qlik.metadata", 0, 1, None, qlik_metadata("S1", 1, JOBS_V1)),
+        KafkaRecord(
+            "qlik.HR.JOBS", 0, 0, '{"JOB_ID":"A"}', qlik_data("S1", "INSERT", {"JOB_ID": "A", "MIN_SALARY": "1.00"})
+        ),
+        KafkaRecord(
+            "qlik.HR.JOBS", 0, 1, '{"JOB_ID":"B"}', qlik_data("S2", "INSERT", {"JOB_ID": "B", "MIN_SALARY": "2.00"})
+        ),
+        KafkaRecord("qlik.metadata", 0, 0, None, qlik_metadata("S2", "HR", "JOBS", JOBS_V2, table_version=2)),
+        KafkaRecord("qlik.metadata", 0, 1, None, qlik_metadata("S1", "HR", "JOBS", JOBS_V1)),
     ]
     write_kcat_file(tmp_path / "landing" / "qlik.json", records)
     current, history = scaffold_models(tmp_path, "HR.JOBS")
@@ -608,15 +578,34 @@ def test_a_qlik_table_by_its_newest_metadata_with_the_primary_key(tmp_path: Path
 
 
 def test_a_bare_qlik_data_message_binds_to_its_topics_metadata(tmp_path: Path) -> None:
-    bare_metadata = json.dumps(json.loads(qlik_metadata("S1", 1, JOBS_V1))["message"])
+    bare_metadata = json.dumps(qlik_metadata_message("S1", "HR", "JOBS", JOBS_V1))
     records = [
-        KafkaRecord("jobs", 0, 0, None, qlik_data(None, {"JOB_ID": "A", "MIN_SALARY": "1.00"})),
+        KafkaRecord("jobs", 0, 0, None, qlik_data(None, "INSERT", {"JOB_ID": "A", "MIN_SALARY": "1.00"})),
         KafkaRecord("jobs", 0, 1, None, bare_metadata),
     ]
     write_kcat_file(tmp_path / "landing" / "jobs.json", records)
     reader = read_landing(tmp_path / "landing", "HR.JOBS")
     assert reader.tables == {("HR.JOBS", "qlik"): 1}
     assert list(reader.evidence[("HR.JOBS", "qlik")].key_fields) == ["JOB_ID"]
+
+
+def test_bare_qlik_data_messages_bind_by_their_columns_after_a_ddl_change(tmp_path: Path) -> None:
+    """The build's rule (int_qlik_records_bound, udfs.qlik_binding): two table versions in one
+    topic, each bare data message bound to the version whose columns it has."""
+    version_2 = qlik_metadata_message("S2", "HR", "JOBS", JOBS_V2, table_version=2)
+    records = [
+        KafkaRecord("jobs", 0, 0, None, json.dumps(qlik_metadata_message("S1", "HR", "JOBS", JOBS_V1))),
+        KafkaRecord("jobs", 0, 1, None, qlik_data(None, "INSERT", {"JOB_ID": "A", "MIN_SALARY": "1.00"})),
+        KafkaRecord("jobs", 0, 2, None, json.dumps(version_2)),
+        KafkaRecord(
+            "jobs", 0, 3, None,
+            qlik_data(None, "INSERT", {"JOB_ID": "B", "MIN_SALARY": "2.00", "TITLE": "Cook", "OPENED": None}),
+        ),
+    ]  # fmt: skip
+    write_kcat_file(tmp_path / "landing" / "jobs.json", records)
+    reader = read_landing(tmp_path / "landing", "HR.JOBS")
+    assert reader.tables == {("HR.JOBS", "qlik"): 2}
+    assert reader.evidence[("HR.JOBS", "qlik")].seen.keys() == {"JOB_ID", "MIN_SALARY", "TITLE", "OPENED"}
 
 
 def test_a_mongodb_collection_by_its_extended_json(tmp_path: Path) -> None:

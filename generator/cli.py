@@ -1,4 +1,4 @@
-"""The generator's command line: `python -m cdc_dbt.generator --out DIR [--events N] [--keys K]
+"""The generator's command line: `python -m generator --out DIR [--events N] [--keys K]
 [--seed S] [--partitions P] [--format kcat|parquet] [--lines-per-file L] [--expected FILE]
 [--overwrite] [--demo]`.
 """
@@ -7,9 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from cdc_dbt.generator.kafka import FORMATS
-from cdc_dbt.generator.landing import generate
-from cdc_dbt.generator.scenario import MIN_KEYS
+from generator.kafka import FORMATS
+from generator.landing import generate
+from generator.scenario import MIN_KEYS
 
 DEMO_PRESET = {"events": 400, "keys": 120, "partitions": 2}
 """`--demo`: small enough to read, large enough to hold every kind of event."""
@@ -17,7 +17,7 @@ DEMO_PRESET = {"events": 400, "keys": 120, "partitions": 2}
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m cdc_dbt.generator",
+        prog="python -m generator",
         description="Generate a deterministic Debezium PostgreSQL CDC stream as landed files.",
     )
     parser.add_argument("--out", type=Path, required=True, help="landing directory to write")

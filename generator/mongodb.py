@@ -8,9 +8,9 @@ fields, truncated arrays), deletes with their tombstones. Small, written as kcat
 import json
 import random
 
-from cdc_dbt.generator.kafka import KcatWriter
-from cdc_dbt.generator.oracle import Row, canonical
-from cdc_dbt.generator.scenario import STREAM_START_MS
+from generator.kafka import KcatWriter
+from generator.oracle import Row, canonical
+from generator.scenario import STREAM_START_MS
 
 MONGO_TOPIC = "mongo1.shop.reviews"
 MONGO_COLLECTION = "shop.reviews"

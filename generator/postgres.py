@@ -8,7 +8,7 @@ BEGIN/END records on `dbserver1.transaction`.
 
 from typing import Any
 
-from cdc_dbt.generator.inventory import (
+from generator.inventory import (
     DATABASE,
     DEBEZIUM_VERSION,
     PG_SCHEMA,
@@ -17,8 +17,8 @@ from cdc_dbt.generator.inventory import (
     TRANSACTION_TOPIC,
     Table,
 )
-from cdc_dbt.generator.kafka import Frame, Message, Sink, compact, dumps
-from cdc_dbt.generator.scenario import SNAPSHOT_ROWS_PER_MS, Change, Dice, Transaction
+from generator.kafka import Frame, Message, Sink, compact, dumps
+from generator.scenario import SNAPSHOT_ROWS_PER_MS, Change, Dice, Transaction
 
 # --------------------------------------------------------------------------------------------
 # Schemas (exactly as JsonConverter renders Debezium's Connect schemas)

@@ -20,13 +20,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cdc_dbt.generator.inventory import TABLES, TOPICS, Row, canonical_key, decoded_row
-from cdc_dbt.generator.kafka import FORMATS, KcatWriter, Sink
-from cdc_dbt.generator.mongodb import MONGO_COLLECTION, simulate_mongodb
-from cdc_dbt.generator.oracle import State, write_oracle
-from cdc_dbt.generator.postgres import Connector
-from cdc_dbt.generator.qlik import QLIK_TABLE, simulate_qlik
-from cdc_dbt.generator.scenario import Database, Dice, Plan, Workload
+from generator.inventory import TABLES, TOPICS, Row, canonical_key, decoded_row
+from generator.kafka import FORMATS, KcatWriter, Sink
+from generator.mongodb import MONGO_COLLECTION, simulate_mongodb
+from generator.oracle import State, write_oracle
+from generator.postgres import Connector
+from generator.qlik import QLIK_TABLE, simulate_qlik
+from generator.scenario import Database, Dice, Plan, Workload
 
 OTHER_SOURCES_PARTITIONS = 2
 """Partitions of every topic of the Qlik and MongoDB streams."""

@@ -12,9 +12,9 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
-from cdc_dbt.generator.kafka import KcatWriter
-from cdc_dbt.generator.oracle import Row, canonical
-from cdc_dbt.generator.scenario import STREAM_START_MS
+from generator.kafka import KcatWriter
+from generator.oracle import Row, canonical
+from generator.scenario import STREAM_START_MS
 
 QLIK_METADATA_TOPIC = "qlik.metadata"
 QLIK_DATA_TOPIC = "qlik.HR.EMPLOYEES"

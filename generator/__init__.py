@@ -1,7 +1,9 @@
 """The demo and test data generator: deterministic change streams landed as files, with an oracle.
 
-Not part of the runtime (`cdc-dbt` never imports it); the demo's bundled landing, the tests and
-the benchmarks are made with it. One module per concern, each importing only those above it:
+Not part of the runtime (`cdc-dbt` never imports it): it lives in the checkout beside bench/ and
+tests/, outside the wheel (pyproject.toml), and its users run from a checkout. The demo's bundled
+landing (demo/landing, which the wheel carries), the tests and the benchmarks are made with it. One
+module per concern, each importing only those above it:
 
 - `kafka`: Kafka records as they land, shared by every source: message texts, partitions and
   offsets, kcat and Parquet part files.
@@ -13,15 +15,15 @@ the benchmarks are made with it. One module per concern, each importing only tho
   transaction metadata.
 - `qlik`, `mongodb`: the demo's small Qlik Replicate and Debezium MongoDB streams.
 - `landing`: `generate`, which writes them all and the oracle.
-- `cli`: `python -m cdc_dbt.generator`.
+- `cli`: `python -m generator`.
 """
 
-from cdc_dbt.generator.cli import DEMO_PRESET, main
-from cdc_dbt.generator.inventory import TOPICS, TRANSACTION_TOPIC
-from cdc_dbt.generator.kafka import FORMATS
-from cdc_dbt.generator.landing import GenerationSummary, generate, write_other_sources
-from cdc_dbt.generator.mongodb import MONGO_TOPIC
-from cdc_dbt.generator.qlik import QLIK_DATA_TOPIC, QLIK_METADATA_TOPIC
+from generator.cli import DEMO_PRESET, main
+from generator.inventory import TOPICS, TRANSACTION_TOPIC
+from generator.kafka import FORMATS
+from generator.landing import GenerationSummary, generate, write_other_sources
+from generator.mongodb import MONGO_TOPIC
+from generator.qlik import QLIK_DATA_TOPIC, QLIK_METADATA_TOPIC
 
 __all__ = [
     "DEMO_PRESET",

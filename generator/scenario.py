@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from cdc_dbt.generator.inventory import (
+from generator.inventory import (
     CUSTOMERS,
     NEW_KEY_HEADER,
     OLD_KEY_HEADER,

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cdc_dbt.generator.kafka import compact
+from generator.kafka import compact
 
 Row = dict[str, Any]
 State = dict[str, dict[str, Row]]
