@@ -103,11 +103,15 @@ def print_summary(spark: SparkSession, settings: Settings) -> None:
     if busiest:
         busiest_table, key = busiest[0]["source_table"], busiest[0]["row_key"]
         print(f"\nHistory of {busiest_table} {key} (cdc_history):")
-        for version in spark.sql(
-            f"select version, valid_from, valid_to, ended_by, row from `{schema}`.cdc_history"
-            " where source_table = :table and row_key = :key order by version",
-            args={"table": busiest_table, "key": key},
-        ).collect():
+        # Values as Column literals: Delta's SQL parser drops spark.sql's `:name` parameters on
+        # Spark 4.1 (UNBOUND_SQL_PARAMETER, delta-io/delta#7640).
+        history = spark.table(f"`{schema}`.cdc_history")
+        for version in (
+            history.where((history.source_table == busiest_table) & (history.row_key == key))
+            .select("version", "valid_from", "valid_to", "ended_by", "row")
+            .orderBy("version")
+            .collect()
+        ):
             print(
                 f"  v{version['version']}  {version['valid_from']} → {version['valid_to'] or 'now'!s:<26}"
                 f" ended by {version['ended_by'] or '-'}  {version['row']}"

@@ -48,6 +48,12 @@ SMALL_INPUT_SPARK_CONF = {
     "spark.ui.retainedJobs": "50",
     "spark.ui.retainedStages": "50",
     "spark.sql.ui.retainedExecutions": "20",
+    # A test's JVM lives minutes and runs each query on a few rows: the C2 compiler's optimised
+    # code never pays back what compiling it costs (a cold demo build spent ~47 of its ~150
+    # CPU-seconds in C2, JFR's ThreadCPULoad). C1 alone: the build in ~0.65x the CPU time.
+    # Its compiled code outgrows the default code cache, which then stops compiling.
+    "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m",
+    "spark.executor.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m",
 }
 DBT_THREADS = 4
 """Independent models and data tests run concurrently on the one SparkSession: while one query
