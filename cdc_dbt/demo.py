@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
 
 from cdc_dbt.cli import exit_at_interrupt, run_dbt
 from cdc_dbt.session import build_session
@@ -101,13 +102,13 @@ def print_summary(spark: SparkSession, settings: Settings) -> None:
         "select source_table, row_key from {schema}.cdc_history group by 1, 2 order by count(*) desc, 1, 2 limit 1"
     )
     if busiest:
-        busiest_table, key = busiest[0]["source_table"], busiest[0]["row_key"]
+        busiest_table, key = str(busiest[0]["source_table"]), str(busiest[0]["row_key"])
         print(f"\nHistory of {busiest_table} {key} (cdc_history):")
         # Values as Column literals: Delta's SQL parser drops spark.sql's `:name` parameters on
         # Spark 4.1 (UNBOUND_SQL_PARAMETER, delta-io/delta#7640).
         history = spark.table(f"`{schema}`.cdc_history")
         for version in (
-            history.where((history.source_table == busiest_table) & (history.row_key == key))
+            history.where((F.col("source_table") == busiest_table) & (F.col("row_key") == key))
             .select("version", "valid_from", "valid_to", "ended_by", "row")
             .orderBy("version")
             .collect()

@@ -244,15 +244,20 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 
 @pytest.fixture(scope="session")
-def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkSession]:
-    warehouse_dir = tmp_path_factory.mktemp("warehouse")
-    settings = Settings(
+def session_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The settings the suite's session starts with: its own warehouse."""
+    return Settings(
         project_dir=PACKAGE_PROJECT_DIR,
         landing_dir=tmp_path_factory.mktemp("landing"),
-        warehouse_dir=warehouse_dir,
+        warehouse_dir=tmp_path_factory.mktemp("warehouse"),
         master_url=None,
     )
-    session = build_session(settings)
+
+
+@pytest.fixture(scope="session")
+def spark(session_settings: Settings) -> Iterator[SparkSession]:
+    """With Spark's Kafka source, as `cdc-dbt land` starts it, for the tests that land from a broker."""
+    session = build_session(session_settings, kafka_source=True)
     yield session
     session.stop()
 

@@ -1,5 +1,6 @@
 """The whole loop with real parts: a PostgreSQL 15 database, Debezium 3.6.3's PostgreSQL connector
-(pgoutput) writing into a real Kafka broker, `cdc-dbt land`, then `cdc-dbt build`'s models. The
+(pgoutput) writing into a real Kafka broker, `cdc-dbt land`'s reading of it (in this suite's
+session, to spare a JVM start: test_land.py runs the command itself), then `cdc-dbt build`'s models. The
 tables are then compared with what PostgreSQL itself holds, value by value, after a snapshot and
 a first round of changes, and again after a second round built incrementally.
 
@@ -13,19 +14,20 @@ writes with the converter's schema into one database's topics and without it int
 import base64
 import datetime as dt
 import json
-import os
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Context, Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pyspark.sql import SparkSession
 
-from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+from cdc_dbt.land import land, topic_selection
+from cdc_dbt.settings import Settings
 from tests.integration.conftest import DbtProject, copy_of_project
 from tests.real_parts.debezium_to_kafka import DebeziumToKafka, EngineConfig, start_debezium_to_kafka
 from tests.real_parts.kafka_broker import KafkaBroker
@@ -118,22 +120,15 @@ class Pipeline:
     kafka: KafkaBroker
     engines: list[DebeziumToKafka]
     landing: Path
-    warehouse: Path
+    spark: SparkSession
+    settings: Settings
+    """The suite's session's."""
 
-    def land(self) -> subprocess.CompletedProcess[str]:
-        environment = {
-            **os.environ,
-            "CDC_LANDING_DIR": str(self.landing),
-            "CDC_WAREHOUSE_DIR": str(self.warehouse),
-            "CDC_SCHEMA": "cdc",  # not the suite's last in-process build's
-            "CDC_KAFKA_BOOTSTRAP_SERVERS": self.kafka.bootstrap_servers,
-        }
-        run = subprocess.run(
-            [*CLI, "land", "--pattern", r"pg_.*"], cwd=PACKAGE_PROJECT_DIR, env=environment,
-            capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        assert run.returncode == 0, run.stderr
-        return run
+    def land(self) -> list[str]:
+        """What `cdc-dbt land --pattern 'pg_.*'` lands (its offsets beside the build's tables): its report."""
+        settings = replace(self.settings, landing_dir=self.landing, schema=SCHEMA)
+        selection = topic_selection(["--pattern", r"pg_.*"])
+        return land(self.spark, settings, selection, {"bootstrap.servers": self.kafka.bootstrap_servers})
 
     def change(self, sql: str) -> None:
         """Run `sql` in every database, then wait until each Debezium has sent it all."""
@@ -160,7 +155,12 @@ def wait_for_quiet(engine: DebeziumToKafka, count_before: int, quiet_seconds: fl
 
 
 @pytest.fixture(scope="module")
-def pipeline(kafka_broker: KafkaBroker, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pipeline]:
+def pipeline(
+    kafka_broker: KafkaBroker,
+    dbt_project: DbtProject,
+    session_settings: Settings,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Pipeline]:
     folder = tmp_path_factory.mktemp("real-pg")
     with start_postgres(folder / "postgres") as postgres:
         engines = []
@@ -182,7 +182,7 @@ def pipeline(kafka_broker: KafkaBroker, tmp_path_factory: pytest.TempPathFactory
                 engines.append(start_debezium_to_kafka(config))
             for engine in engines:
                 engine.wait_until_streaming()
-            yield Pipeline(postgres, kafka_broker, engines, folder / "landing", folder / "warehouse")
+            yield Pipeline(postgres, kafka_broker, engines, folder / "landing", dbt_project.spark, session_settings)
         finally:
             for engine in engines:
                 engine.stop()
