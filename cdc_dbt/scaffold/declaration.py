@@ -25,7 +25,27 @@ def models_yaml(mart: Mart, command: str) -> str:
     )
     document = {"version": 2, "models": [_current_model(mart), _history_model(mart)]}
     body: str = yaml.dump(document, Dumper=_IndentedDumper, sort_keys=False, allow_unicode=True, width=110)
-    return header + body
+    return header + with_options_commented_out(body)
+
+
+OPTIONS_COMMENTED_OUT = (
+    "# cdc_keep_deleted: true  # deleted rows stay, with is_deleted (boolean) and deleted_ts (timestamp): declare both",
+    "# cdc_track_history_except_columns: [updated_at]  # a change of only these columns makes no new version",
+)
+"""The typed marts' options (docs/output-tables.md#typed-mart-options), in the current mart's and
+the history mart's `config.meta`, for a user to turn on."""
+
+
+def with_options_commented_out(body: str) -> str:
+    """`body` with each model's option, commented out, after the last line of its `config.meta`."""
+    lines, options = body.splitlines(keepends=True), iter(OPTIONS_COMMENTED_OUT)
+    written = []
+    for line in lines:
+        written.append(line)
+        if line.lstrip().startswith("cdc_connector:"):
+            indent = line[: len(line) - len(line.lstrip())]
+            written.append(f"{indent}{next(options)}\n")
+    return "".join(written)
 
 
 class _IndentedDumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML has no type information

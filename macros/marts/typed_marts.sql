@@ -14,12 +14,63 @@
     JSON has `data_type` and `meta.cdc_field` (the field it reads). The mart's SQL is one call:
     `{{ cdc_dbt.cdc_typed_current() }}` or `{{ cdc_dbt.cdc_typed_history() }}`. `cdc-dbt scaffold` writes both.
 #}
+{#
+    Two options, in the same `config.meta`:
+    - `cdc_keep_deleted: true` (a current mart): deleted keys stay, with their last values,
+      `is_deleted` true and `deleted_ts` the delete's (or the truncate's) source time; the YAML
+      declares those two columns.
+    - `cdc_track_history_columns: [<mart column>, ...]`, or `cdc_track_history_except_columns`
+      (a history mart): only a change of a tracked column makes a new version. Consecutive
+      versions that differ only in untracked columns are one, holding the newest untracked
+      values, from the first one's `valid_from` to the last one's `valid_to`.
+#}
 {% macro cdc_typed_current() %}
-    {{ return(cdc_dbt.typed_current(*cdc_dbt._declared_typed_mart())) }}
+    {%- set source_table, connector, columns = cdc_dbt._declared_typed_mart() %}
+    {%- if execute and (config.get('meta') or {}).get('cdc_keep_deleted') %}
+        {{- cdc_dbt._require_declared(['is_deleted', 'deleted_ts'], 'cdc_keep_deleted') }}
+        {{- return(cdc_dbt.typed_current_with_deleted(source_table, connector, columns)) }}
+    {%- endif %}
+    {{- return(cdc_dbt.typed_current(source_table, connector, columns)) }}
 {% endmacro %}
 
 {% macro cdc_typed_history() %}
-    {{ return(cdc_dbt.typed_history(*cdc_dbt._declared_typed_mart())) }}
+    {%- set source_table, connector, columns = cdc_dbt._declared_typed_mart() %}
+    {{- return(cdc_dbt.typed_history(source_table, connector, columns, cdc_dbt._tracked_columns(columns))) }}
+{% endmacro %}
+
+{#- The declared columns whose changes make a new version, when an option names them; else none
+    (every version of cdc_history is one of the mart). #}
+{% macro _tracked_columns(columns) %}
+    {%- set meta = config.get('meta') or {} if execute else {} %}
+    {%- set tracked = meta.get('cdc_track_history_columns') %}
+    {%- set untracked = meta.get('cdc_track_history_except_columns') %}
+    {%- if tracked is not none and untracked is not none %}
+        {{- exceptions.raise_compiler_error(
+            'typed mart ' ~ model.name ~ ': set cdc_track_history_columns or cdc_track_history_except_columns, not both'
+        ) -}}
+    {%- endif %}
+    {%- set named = tracked if tracked is not none else (untracked or []) %}
+    {%- set declared = columns | map(attribute='name') | list %}
+    {%- for name in named if name not in declared %}
+        {{- exceptions.raise_compiler_error(
+            'typed mart ' ~ model.name ~ ': ' ~ name ~ ' is no column it reads from the row (declared: '
+            ~ declared | join(', ') ~ ')'
+        ) -}}
+    {%- endfor %}
+    {%- if tracked is not none %}
+        {{- return(columns | selectattr('name', 'in', tracked) | list) }}
+    {%- elif untracked is not none %}
+        {{- return(columns | rejectattr('name', 'in', untracked) | list) }}
+    {%- endif %}
+    {{- return(none) }}
+{% endmacro %}
+
+{% macro _require_declared(names, option) %}
+    {%- for name in names if name not in model.columns %}
+        {{- exceptions.raise_compiler_error(
+            'typed mart ' ~ model.name ~ ': ' ~ option ~ ' adds the column ' ~ name ~ ', which its YAML must declare'
+        ) -}}
+    {%- endfor %}
 {% endmacro %}
 
 {% macro _declared_typed_mart() %}
@@ -94,7 +145,49 @@ final as (
 select * from final
 {% endmacro %}
 
-{% macro typed_history(source_table, connector, columns) %}
+{% macro typed_current_with_deleted(source_table, connector, columns) %}
+with
+
+last_rows as (
+
+    select last_rows.*
+    from {{ ref('cdc_current_with_deleted') }} as last_rows
+    {{ cdc_dbt._of_connector('last_rows', source_table, connector) }}
+
+),
+
+parsed as (
+
+    select
+        source_db,
+        row_key,
+        op,
+        source_ts,
+        is_deleted,
+        deleted_ts,
+        from_json(row, {{ cdc_dbt.cdc_string_literal(cdc_dbt._row_struct_type(columns)) }}) as row_values
+    from last_rows
+
+),
+
+final as (
+
+    select
+        source_db,
+        row_key,
+        {{ cdc_dbt._typed_row_columns('row_values', columns) }},
+        op as last_op,
+        source_ts as last_changed_ts,
+        is_deleted,
+        deleted_ts
+    from parsed
+
+)
+
+select * from final
+{% endmacro %}
+
+{% macro typed_history(source_table, connector, columns, tracked_columns=none) %}
 with
 
 history_rows as (
@@ -120,7 +213,7 @@ parsed as (
 
 ),
 
-final as (
+typed as (
 
     select
         source_db,
@@ -130,12 +223,68 @@ final as (
         valid_from,
         valid_to,
         is_current,
-        ended_by
+        ended_by{% if tracked_columns is not none %},
+        struct(
+            {%- for column in tracked_columns %}
+            row_values.{{ cdc_dbt.cdc_quote_identifier(column.source) }}{{ ',' if not loop.last }}
+            {%- endfor %}
+        ) as tracked_values{% endif %}
     from parsed
+
+){% if tracked_columns is none %}
+
+select * from typed
+{%- else %},
+
+version_starts as (
+
+    {#- A version of the mart starts where a tracked value changed, or where the one before it
+        was not ended by an update (a delete or truncate: the key came back). #}
+    select
+        *,
+        coalesce(
+            not (
+                lag(tracked_values) over key_versions <=> tracked_values
+                and lag(ended_by) over key_versions = 'u'
+            ),
+            true
+        ) as is_version_start
+    from typed
+    window key_versions as (partition by source_db, row_key order by version)
+
+),
+
+tracked_versions as (
+
+    select
+        *,
+        sum(if(is_version_start, 1, 0)) over (
+            partition by source_db, row_key order by version rows between unbounded preceding and current row
+        ) as tracked_version
+    from version_starts
+
+),
+
+final as (
+
+    select
+        source_db,
+        row_key,
+        tracked_version as version,
+        {%- for column in columns %}
+        max_by({{ cdc_dbt.cdc_quote_identifier(column.name) }}, version) as {{ cdc_dbt.cdc_quote_identifier(column.name) }},
+        {%- endfor %}
+        min(valid_from) as valid_from,
+        max_by(valid_to, version) as valid_to,
+        max_by(is_current, version) as is_current,
+        max_by(ended_by, version) as ended_by
+    from tracked_versions
+    group by source_db, row_key, tracked_version
 
 )
 
 select * from final
+{%- endif %}
 {% endmacro %}
 
 {% macro _of_connector(rows, source_table, connector) %}

@@ -432,6 +432,19 @@ def test_a_debezium_table_by_its_converter_schema(tmp_path: Path) -> None:
     )
 
 
+def test_the_typed_mart_options_are_written_commented_out_and_read_once_uncommented(tmp_path: Path) -> None:
+    write_kcat_file(tmp_path / "landing" / "payments" / "part-0.json", [payment(1, 1), payment(2, 1)])
+    current, history = scaffold_models(tmp_path, "public.payments")
+    assert "cdc_keep_deleted" not in current["config"]["meta"], "off until the user turns it on"
+    (written,) = tmp_path.glob("project/models/marts/**/_*__models.yml")
+
+    uncommented = re.sub(r"^(\s+)# (cdc_\w+: )", r"\1\2", written.read_text(), flags=re.MULTILINE)
+    current, history = yaml.safe_load(uncommented)["models"]
+    assert current["config"]["meta"]["cdc_keep_deleted"] is True
+    assert history["config"]["meta"]["cdc_track_history_except_columns"] == ["updated_at"]
+    assert "cdc_keep_deleted" not in history["config"]["meta"]
+
+
 def test_key_columns_get_not_null_and_the_grain_test(tmp_path: Path) -> None:
     write_kcat_file(tmp_path / "landing" / "payments.json", [payment(1, 1), payment(1, 2)])
     current, history = scaffold_models(tmp_path, "public.payments")
