@@ -17,19 +17,61 @@ parsed_records as (
 
 ),
 
-markers as (
+marker_records as (
+
+    select * from parsed_records
+    where ignore_class = 'transaction_marker'
+
+),
+
+{#-
+    Debezium's PostgreSQL connector names a transaction `txId:LSN`: its BEGIN with the LSN where
+    the transaction began, its END with the LSN where it committed (and its events with one of
+    the two). An END belongs to the newest BEGIN of its txId at or before its LSN (a txId
+    recurs only after wraparound), and the transaction is named by its BEGIN's id. Every other
+    connector's id names its transaction whole.
+#}
+postgres_marker_ids as (
 
     select
         transaction_id,
-        max(transaction_status = 'BEGIN') as is_begin_landed,
-        max(transaction_status = 'END') as is_end_landed,
-        min(if(transaction_status = 'BEGIN', event_ts, null)) as begun_at,
-        max(if(transaction_status = 'END', event_ts, null)) as ended_at,
-        max(transaction_event_count) as expected_event_count,
-        max(transaction_collection_counts) as expected_collection_counts
-    from parsed_records
-    where ignore_class = 'transaction_marker'
-    group by transaction_id
+        transaction_status,
+        split_part(transaction_id, ':', 1) as postgres_tx_id,
+        cast(split_part(transaction_id, ':', 2) as decimal(20, 0)) as postgres_lsn
+    from marker_records
+    where transaction_id rlike '^[0-9]+:[0-9]+$'
+
+),
+
+transaction_ids as (
+
+    select
+        ends.transaction_id as carried_id,
+        max_by(begins.transaction_id, begins.postgres_lsn) as transaction_id
+    from postgres_marker_ids as ends
+    inner join postgres_marker_ids as begins
+        on
+            ends.postgres_tx_id = begins.postgres_tx_id
+            and begins.postgres_lsn <= ends.postgres_lsn
+    where ends.transaction_status = 'END' and begins.transaction_status = 'BEGIN'
+    group by ends.transaction_id
+
+),
+
+markers as (
+
+    select
+        coalesce(transaction_ids.transaction_id, marker_records.transaction_id) as transaction_id,
+        max(marker_records.transaction_status = 'BEGIN') as is_begin_landed,
+        max(marker_records.transaction_status = 'END') as is_end_landed,
+        min(if(marker_records.transaction_status = 'BEGIN', marker_records.event_ts, null)) as begun_at,
+        max(if(marker_records.transaction_status = 'END', marker_records.event_ts, null)) as ended_at,
+        max(marker_records.transaction_event_count) as expected_event_count,
+        max(marker_records.transaction_collection_counts) as expected_collection_counts
+    from marker_records
+    left join transaction_ids
+        on marker_records.transaction_id = transaction_ids.carried_id
+    group by coalesce(transaction_ids.transaction_id, marker_records.transaction_id)
 
 ),
 
@@ -47,14 +89,19 @@ expected_per_collection as (
 landed_events as (
 
     select distinct
-        transaction_id,
-        source_db,
-        source_table,
-        row_key,
-        source_position,
-        op
+        coalesce(transaction_ids.transaction_id, parsed_records.transaction_id) as transaction_id,
+        parsed_records.source_db,
+        parsed_records.source_table,
+        parsed_records.row_key,
+        parsed_records.source_position,
+        parsed_records.op
     from parsed_records
-    where outcome = 'change' and source_format = 'debezium' and transaction_id is not null
+    left join transaction_ids
+        on parsed_records.transaction_id = transaction_ids.carried_id
+    where
+        parsed_records.outcome = 'change'
+        and parsed_records.source_format = 'debezium'
+        and parsed_records.transaction_id is not null
 
 ),
 
