@@ -383,6 +383,27 @@ def as_row_json(name: str, typed: Any) -> Any:
     return typed
 
 
+def test_every_transaction_is_whole_once_landed_as_the_connector_names_it(
+    snapshots: list[Snapshot], dbt_project: DbtProject
+) -> None:
+    """The connector names a transaction's BEGIN, events and END each `txId:<the LSN it had just
+    read>`: once everything has landed, each transaction is one row, complete, named by its BEGIN,
+    and the consistent current state is the current state."""
+    transactions = dbt_project.spark.sql(
+        f"select transaction_id, is_begin_landed, is_complete, landed_event_count from {SCHEMA}.cdc_transactions"
+    ).collect()
+    multi_statement = [row for row in transactions if row.landed_event_count > 1]
+    assert multi_statement, "the workload's multi-statement transactions"
+    assert [row for row in transactions if not (row.is_complete and row.is_begin_landed)] == []
+    [point] = dbt_project.spark.sql(f"select * from {SCHEMA}.cdc_consistent_point").collect()
+    assert (point.incomplete_transactions, point.consistent_ts) == (0, None)
+    consistent, current = (
+        dbt_project.spark.sql(f"select source_db, source_table, row_key, row from {SCHEMA}.{view}").collect()
+        for view in ("cdc_current_consistent", "cdc_current")
+    )
+    assert sorted(consistent) == sorted(current)
+
+
 def test_a_scaffolded_typed_mart_holds_every_value_postgres_holds(
     pipeline: Pipeline, snapshots: list[Snapshot], dbt_project: DbtProject, tmp_path: Path
 ) -> None:

@@ -25,36 +25,38 @@ marker_records as (
 ),
 
 {#-
-    Debezium's PostgreSQL connector names a transaction `txId:LSN`: its BEGIN with the LSN where
-    the transaction began, its END with the LSN where it committed (and its events with one of
-    the two). An END belongs to the newest BEGIN of its txId at or before its LSN (a txId
-    recurs only after wraparound), and the transaction is named by its BEGIN's id. Every other
-    connector's id names its transaction whole.
+    Debezium's PostgreSQL connector names a transaction `txId:LSN` with the LSN it had just read:
+    the BEGIN carries the LSN where the transaction began, each event its own, the END the one
+    where it committed. Each of them belongs to the newest BEGIN of its txId at or before its LSN
+    (a txId recurs only after wraparound), and the transaction is named by that BEGIN's id. Every
+    other connector's id names its transaction whole.
 #}
-postgres_marker_ids as (
+postgres_ids as (
 
-    select
+    select distinct
         transaction_id,
         transaction_status,
         split_part(transaction_id, ':', 1) as postgres_tx_id,
         cast(split_part(transaction_id, ':', 2) as decimal(20, 0)) as postgres_lsn
-    from marker_records
-    where transaction_id rlike '^[0-9]+:[0-9]+$'
+    from parsed_records
+    where
+        transaction_id rlike '^[0-9]+:[0-9]+$'
+        and (ignore_class = 'transaction_marker' or (outcome = 'change' and source_format = 'debezium'))
 
 ),
 
 transaction_ids as (
 
     select
-        ends.transaction_id as carried_id,
+        carried.transaction_id as carried_id,
         max_by(begins.transaction_id, begins.postgres_lsn) as transaction_id
-    from postgres_marker_ids as ends
-    inner join postgres_marker_ids as begins
+    from postgres_ids as carried
+    inner join postgres_ids as begins
         on
-            ends.postgres_tx_id = begins.postgres_tx_id
-            and begins.postgres_lsn <= ends.postgres_lsn
-    where ends.transaction_status = 'END' and begins.transaction_status = 'BEGIN'
-    group by ends.transaction_id
+            carried.postgres_tx_id = begins.postgres_tx_id
+            and begins.postgres_lsn <= carried.postgres_lsn
+    where begins.transaction_status = 'BEGIN' and carried.transaction_status is distinct from 'BEGIN'
+    group by carried.transaction_id
 
 ),
 
@@ -94,7 +96,8 @@ landed_events as (
         parsed_records.source_table,
         parsed_records.row_key,
         parsed_records.source_position,
-        parsed_records.op
+        parsed_records.op,
+        parsed_records.source_ts
     from parsed_records
     left join transaction_ids
         on parsed_records.transaction_id = transaction_ids.carried_id
@@ -110,7 +113,8 @@ landed_per_collection as (
     select
         transaction_id,
         source_table as data_collection,
-        count(*) as landed_event_count
+        count(*) as landed_event_count,
+        min(source_ts) as first_event_ts
     from landed_events
     group by transaction_id, source_table
 
@@ -122,7 +126,8 @@ per_collection as (
         coalesce(expected_per_collection.transaction_id, landed_per_collection.transaction_id) as transaction_id,
         coalesce(expected_per_collection.data_collection, landed_per_collection.data_collection) as data_collection,
         expected_per_collection.expected_event_count,
-        coalesce(landed_per_collection.landed_event_count, 0) as landed_event_count
+        coalesce(landed_per_collection.landed_event_count, 0) as landed_event_count,
+        landed_per_collection.first_event_ts
     from expected_per_collection
     full outer join landed_per_collection
         on
@@ -139,7 +144,8 @@ per_transaction as (
         sort_array(
             collect_list(struct(data_collection, expected_event_count, landed_event_count))
         ) as event_counts,
-        bool_and(expected_event_count <=> landed_event_count) as is_every_collection_landed
+        bool_and(expected_event_count <=> landed_event_count) as is_every_collection_landed,
+        min(first_event_ts) as first_event_ts
     from per_collection
     group by transaction_id
 
@@ -158,6 +164,7 @@ debezium_transactions as (
         coalesce(markers.is_end_landed, false) as is_end_landed,
         markers.begun_at,
         markers.ended_at,
+        least(markers.begun_at, per_transaction.first_event_ts, markers.ended_at) as started_ts,
         markers.expected_event_count,
         coalesce(per_transaction.landed_event_count, 0) as landed_event_count,
         coalesce(per_transaction.event_counts, array()) as event_counts,
@@ -222,6 +229,7 @@ qlik_transactions as (
         max(qlik_events.transaction_event_count is not null) as is_end_landed,
         min(if(qlik_events.event_number = 1, qlik_events.source_ts, null)) as begun_at,
         max(if(qlik_events.transaction_event_count is not null, qlik_events.source_ts, null)) as ended_at,
+        min(qlik_events.source_ts) as started_ts,
         max(qlik_events.transaction_event_count) as expected_event_count,
         count(distinct qlik_events.event_number) as landed_event_count,
         any_value(qlik_event_counts.event_counts) as event_counts,
