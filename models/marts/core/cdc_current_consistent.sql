@@ -1,6 +1,6 @@
--- The current state as of cdc_consistent_point: every row as it was just before the earliest
--- transaction still incomplete started, so no transaction shows in part; cdc_current itself
--- when every transaction landed has landed whole.
+-- The current state that never shows half a transaction: every row as it was just before the
+-- earliest transaction not landed whole started (the consistent point), or cdc_current itself
+-- when every transaction landed is whole.
 with
 
 history as (
@@ -9,9 +9,17 @@ history as (
 
 ),
 
+transactions as (
+
+    select * from {{ ref('cdc_transactions') }}
+
+),
+
 consistent_point as (
 
-    select consistent_ts from {{ ref('cdc_consistent_point') }}
+    select min(started_ts) as consistent_ts
+    from transactions
+    where not is_complete
 
 ),
 
