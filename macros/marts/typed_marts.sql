@@ -25,6 +25,11 @@
       values, from the first one's `valid_from` to the last one's `valid_to`.
 #}
 {% macro cdc_typed_current() %}
+    {#- At parse time the option is not known yet (the YAML is not attached): every current mart
+        depends on the view it may read, so that dbt knows the edge whichever it is. #}
+    {%- if not execute %}
+        {%- do ref('cdc_current_with_deleted') %}
+    {%- endif %}
     {%- set source_table, connector, columns = cdc_dbt._declared_typed_mart() %}
     {%- if execute and (config.get('meta') or {}).get('cdc_keep_deleted') %}
         {{- cdc_dbt._require_declared(['is_deleted', 'deleted_ts'], 'cdc_keep_deleted') }}
@@ -270,7 +275,7 @@ final as (
     select
         source_db,
         row_key,
-        tracked_version as version,
+        cast(tracked_version as int) as version,
         {%- for column in columns %}
         max_by({{ cdc_dbt.cdc_quote_identifier(column.name) }}, version) as {{ cdc_dbt.cdc_quote_identifier(column.name) }},
         {%- endfor %}
