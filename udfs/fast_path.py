@@ -1,0 +1,281 @@
+"""The fast path of `udfs.records.parse_record`: the records a Debezium stream is mostly made of.
+
+Nearly every record of a PostgreSQL change stream has one of four shapes: a row change of a
+relational envelope, a transaction marker, a tombstone, each with or without the JsonConverter's
+schema block (the same block on every message of a table). The general path
+(`udfs.records.parse_record_generally`) reads every record through every rule of every format; here
+those shapes are recognised by a few exact checks and their records built directly, at about half
+the cost.
+
+The general path stays the one definition of the rules. Each function here returns None for
+anything it is not sure of, and the general path decides (and says why a record is refused); the
+rules themselves (decoding a value by its schema, the changed columns, the text of a row image)
+are called, not copied. `tests/unit/test_fast_path.py` compares every result of this path with the
+general path's, byte for byte, over the hostile and shared corpora, generated records and
+mutations of them.
+"""
+
+import re
+from types import NoneType
+from typing import Any
+
+import orjson
+
+from udfs import json_text, positions
+from udfs.converter import converter_parts, load_schema
+from udfs.debezium import MAX_BIGINT, MAX_TIMESTAMP_MS, SOURCE_FORMAT, changed_columns
+from udfs.events import ParsedRecord
+from udfs.flattened import is_flattened
+from udfs.logical_types import decode_struct, is_unavailable, struct_field_schemas
+from udfs.reasons import IgnoreClass, Outcome, RecordError
+from udfs.transactions import parse_transaction_marker
+
+_SCHEMA_PREFIX = '{"schema":'
+_PAYLOAD_SEPARATOR = ',"payload":'
+_RECENT_SCHEMAS = 8
+"""Schema blocks remembered per kind of text (keys, values): more than the tables of a stream's
+partition, whose messages come interleaved."""
+
+_SCALARS = frozenset({str, int, float, bool, NoneType})
+_ROW_OPS = ("c", "r", "u", "d")
+_POSTGRESQL = "postgresql"
+_SEQUENCE = re.compile(r'\[(?:null|"([0-9]{1,99})"),(?:null|"([0-9]{1,99})")\]')
+"""`source.sequence` as Debezium's PostgreSQL connector writes it: `["<last commit lsn>","<lsn>"]`,
+either of them null. ASCII digits only, as `positions` takes them."""
+_MARKER_FIELDS = frozenset({"status", "id", "event_count", "data_collections", "ts_ms"})
+"""Every field of a transaction marker, and none of a row change, flattened record or Qlik message."""
+
+_CHANGE = Outcome.CHANGE.value
+_IGNORED = Outcome.IGNORED.value
+_TOMBSTONE = IgnoreClass.TOMBSTONE.value
+_TRANSACTION_MARKER = IgnoreClass.TRANSACTION_MARKER.value
+
+
+class RecentSchemas:
+    """The schema blocks of the last few JsonConverter messages of one kind, as text and value.
+
+    A table's messages all carry the same block, about 2 KB of the text. Comparing a message's
+    start with a block seen before (one `startswith`, a memory comparison) finds the cut without
+    searching the text for `,"payload":` and without hashing the block to look its value up.
+    """
+
+    def __init__(self) -> None:
+        self._blocks: list[tuple[str, dict[str, Any]]] = []
+
+    def split(self, text: str) -> tuple[dict[str, Any], str] | None:
+        """`(schema, payload text)` of a converter message, as `udfs.converter.load_message` cuts
+        it; None for a message without a schema block, or one whose block is not an object."""
+        start = len(_SCHEMA_PREFIX)
+        if not (text.startswith(_SCHEMA_PREFIX) and text.endswith("}")):
+            return None
+        for block_text, schema in self._blocks:
+            # A block never holds `,"payload":` (it was cut at the first one) and ends with `}`,
+            # so the separator right after it is the text's first: the cut load_message makes.
+            cut = start + len(block_text)
+            if text.startswith(block_text, start) and text.startswith(_PAYLOAD_SEPARATOR, cut):
+                return schema, text[cut + len(_PAYLOAD_SEPARATOR) : -1]
+        parts = converter_parts(text)
+        if parts is None:
+            return None
+        block_text, payload_text = parts
+        try:
+            schema = load_schema(block_text)
+        except RecordError:
+            return None
+        if type(schema) is not dict:
+            return None
+        self._blocks.insert(0, (block_text, schema))
+        del self._blocks[_RECENT_SCHEMAS:]
+        return schema, payload_text
+
+
+_KEY_SCHEMAS = RecentSchemas()
+_VALUE_SCHEMAS = RecentSchemas()
+
+
+def parse_common_record(key: str | None, payload: str | None, partition: int, offset: int) -> ParsedRecord | None:
+    """The record of a common shape, as `parse_record_generally` makes it; None for any other."""
+    try:
+        if payload is None:
+            return _tombstone(key)
+        message = _load_message(payload, _VALUE_SCHEMAS)
+        if message is None:
+            return None
+        body, schema = message
+        if "op" in body:
+            return _row_change(body, schema, key)
+        if body.keys() <= _MARKER_FIELDS and body.get("status") in ("BEGIN", "END"):
+            return _transaction_marker(body, schema)
+        return None
+    except RecordError:
+        return None  # a value its schema refuses, or an unusual marker: the general path says why
+
+
+def _load_message(text: str, schemas: RecentSchemas) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    """`udfs.converter.load_message(text)` of a JSON object nested at most as deep as an array of
+    objects in an object, converter-wrapped or not; None for any other text."""
+    split = schemas.split(text)
+    schema, body_text = split if split is not None else (None, text)
+    try:
+        body = orjson.loads(body_text)
+    except orjson.JSONDecodeError:
+        return None
+    if type(body) is not dict:
+        return None
+    leaf_types = _leaf_types(body)
+    if not leaf_types <= _SCALARS:
+        return None  # nested deeper: the general path knows how deep is too deep
+    if float in leaf_types:
+        # orjson may have rounded one (or read a wide integer as one): read as the general path does.
+        body = json_text.exactly(body_text, body)
+    if schema is None and "payload" in body:
+        return None  # a converter message written otherwise: `unwrap_converter` decides
+    return body, schema
+
+
+def _leaf_types(body: dict[str, Any]) -> set[type]:
+    """The types of an object's values, of the values of its objects and of its arrays' items and
+    of their objects' values: a container among them nests deeper. A level at a time, each in C."""
+    types: set[type] = set()
+    for value in body.values():
+        kind = type(value)
+        if kind is dict:
+            types.update(map(type, value.values()))
+        elif kind is list:
+            for item in value:
+                if type(item) is dict:
+                    types.update(map(type, item.values()))
+                else:
+                    types.add(type(item))
+        else:
+            types.add(kind)
+    return types
+
+
+def _row_key(key_text: str | None) -> str | None:
+    """`udfs.keys.row_key_from_kafka_key` of a key that is a JSON object of scalars, else None."""
+    if key_text is None:
+        return None
+    message = _load_message(key_text, _KEY_SCHEMAS)
+    if message is None or not message[0]:
+        return None
+    key, schema = message
+    return json_text.canonical(decode_struct(key, schema))
+
+
+def _tombstone(key_text: str | None) -> ParsedRecord | None:
+    row_key = _row_key(key_text)
+    if row_key is None:
+        return None  # no key, or an unusual one: the general path says what its tombstone keeps
+    return ParsedRecord(_IGNORED, _TOMBSTONE, row_key=row_key)
+
+
+def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: str | None) -> ParsedRecord | None:
+    """A row change of Debezium's PostgreSQL connector (`udfs.debezium.parse_envelope`)."""
+    op, source, before, after = body["op"], body.get("source"), body.get("before"), body.get("after")
+    if (
+        op not in _ROW_OPS
+        or type(source) is not dict
+        or source.get("connector") != _POSTGRESQL
+        or (type(before) is not dict and before is not None)
+        or (type(after) is not dict if op != "d" else after is not None)
+    ):
+        return None
+    table, namespace, transaction = source.get("table"), source.get("schema"), body.get("transaction")
+    if type(table) is not str or not table or type(namespace) is not str or not namespace or "collection" in source:
+        return None
+    if type(transaction) is not dict and transaction is not None:
+        return None
+    position = _postgres_position(source)
+    row_key = _row_key(key_text)
+    if position is None or row_key is None:
+        return None
+    field_schemas = struct_field_schemas(schema)
+    before_row = decode_struct(before, field_schemas.get("before")) if before is not None else None
+    after_row = decode_struct(after, field_schemas.get("after")) if after is not None else None
+    unavailable = tuple(name for name, value in after.items() if is_unavailable(value)) if after else ()
+    event_ts_ms = _timestamp_ms(body.get("ts_ms"))
+    source_ts_ms = _timestamp_ms(source.get("ts_ms"))
+    transaction = transaction or {}
+    # Every field of `ParsedRecord`, in order: built at once, not through keyword arguments.
+    return ParsedRecord._make(
+        (
+            _CHANGE,  # outcome
+            None,  # ignore_class
+            None,  # reason
+            None,  # detail
+            SOURCE_FORMAT,
+            _POSTGRESQL,  # connector
+            _text(source.get("db")),  # source_db
+            f"{namespace}.{table}",  # source_table
+            op,
+            row_key,
+            json_text.dumps(before_row) if before_row is not None else None,  # before
+            json_text.dumps(after_row) if after_row is not None else None,  # after
+            unavailable,  # unavailable_columns
+            changed_columns(op, before_row, after_row, unavailable),
+            source_ts_ms if source_ts_ms is not None else event_ts_ms,  # source_ts_ms
+            event_ts_ms,
+            position,
+            source["lsn"],  # source_lsn: `_postgres_position` checked it fits a bigint
+            _text(source.get("txId")),  # source_tx_id
+            _snapshot_flag(source.get("snapshot")),  # source_snapshot
+            _text(transaction.get("id")),  # transaction_id
+            _bigint(transaction.get("total_order")),  # transaction_total_order
+            _bigint(transaction.get("data_collection_order")),  # transaction_data_collection_order
+            None,  # patch
+            None,  # transaction_status
+            None,  # transaction_event_count
+            None,  # transaction_collection_counts
+            None,  # qlik_schema_id
+        )
+    )
+
+
+def _postgres_position(source: dict[str, Any]) -> str | None:
+    """`positions.postgres_position`'s sort key for an `lsn` that fits a bigint and a `sequence`
+    as the connector writes it (or none); None for any other."""
+    lsn, sequence = source.get("lsn"), source.get("sequence")
+    if type(lsn) is not int or not 0 <= lsn <= MAX_BIGINT:
+        return None
+    if sequence is None:
+        return positions.sort_key(positions.SOURCE_POSITION, (lsn,))
+    match = _SEQUENCE.fullmatch(sequence) if type(sequence) is str else None
+    if match is None:
+        return None
+    # A null member is 0, as in `positions._sequence_numbers`.
+    last_commit, current = (int(digits) if digits is not None else 0 for digits in match.groups())
+    return positions.sort_key(positions.SOURCE_POSITION, (lsn, last_commit, current))
+
+
+def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> ParsedRecord | None:
+    """`udfs.transactions.parse_transaction_marker` of a body the general path takes for a marker:
+    its fields are a marker's alone, so it is no envelope nor Qlik message, and its schema (if
+    any) does not make it a flattened record."""
+    if is_flattened(body, schema) or "id" not in body:
+        return None
+    return parse_transaction_marker(body)
+
+
+def _timestamp_ms(value: Any) -> int | None:
+    """`udfs.debezium.timestamp_ms_field`: for a value that is not an exact int, None as well."""
+    return value if type(value) is int and -MAX_TIMESTAMP_MS <= value <= MAX_TIMESTAMP_MS else None
+
+
+def _bigint(value: Any) -> int | None:
+    """`udfs.debezium.int_field`."""
+    return value if type(value) is int and -MAX_BIGINT - 1 <= value <= MAX_BIGINT else None
+
+
+def _text(value: Any) -> str | None:
+    """`udfs.debezium.text_field`."""
+    return value if value is None or type(value) is str else str(value)
+
+
+def _snapshot_flag(snapshot: Any) -> str | None:
+    """`udfs.debezium.snapshot_flag`."""
+    if type(snapshot) is str:
+        return snapshot
+    if type(snapshot) is bool:
+        return "true" if snapshot else "false"
+    return None
