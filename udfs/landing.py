@@ -36,7 +36,7 @@ class LandedRecord(NamedTuple):
 
 def parse_kcat_line(line: str) -> LandedRecord:
     """Parse one line in any of the shapes kcat's `-J` mode writes (docs/landing-formats.md)."""
-    common = _parse_common_kcat_line(line)
+    common = parse_common_kcat_line(line)
     return common if common is not None else parse_kcat_line_generally(line)
 
 
@@ -61,19 +61,19 @@ def decode_kafka_bytes(value: bytes | None, what: str) -> tuple[str | None, str 
         return None, f"{what} is not UTF-8: {error}"
 
 
-def _parse_common_kcat_line(line: str) -> LandedRecord | None:
-    """The common line, text key and payload, no headers and no error, read the shortest way;
-    None for any other line (the general path decides, and says why one is refused).
+def parse_common_kcat_line(line: str) -> LandedRecord | None:
+    """The common line (text key and payload, headers as a flat list of texts, no error) read the
+    shortest way; None for any other line (the general path decides, and says why one is refused).
 
-    What it returns is what the general path returns for the same line: every member read is an
-    integer, a string or null, so orjson's reading is the exact one (`_load_line`); and it checks
-    each member's type exactly (`type(x) is int` refuses a bool as `_is_int` does).
+    It returns what the general path returns for the same line: every member it reads is checked
+    to be an integer, a string or null (`type(x) is int` refuses a bool, as `_is_int` does), so
+    orjson's reading of them is the exact one (`_load_line`).
     """
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    if type(record) is not dict or "headers" in record or "key_error" in record or "payload_error" in record:
+    if type(record) is not dict or "key_error" in record or "payload_error" in record:
         return None
     topic, partition, offset = record.get("topic"), record.get("partition"), record.get("offset")
     ts, key, payload = record.get("ts"), record.get("key"), record.get("payload")
@@ -89,8 +89,18 @@ def _parse_common_kcat_line(line: str) -> LandedRecord | None:
         or (type(payload) is not str and payload is not None)
     ):
         return None
+    headers = record.get("headers")
+    if headers is None:
+        header_pairs: tuple[tuple[str, str | None], ...] = ()
+    elif type(headers) is list and _TEXT.issuperset(map(type, headers)):
+        header_pairs = tuple(zip(headers[0::2], headers[1::2], strict=False))  # as `_headers` pairs them
+    else:
+        return None
     kafka_ts_ms = ts if ts is not None and -MAX_TIMESTAMP_MS <= ts <= MAX_TIMESTAMP_MS else None
-    return LandedRecord(topic, partition, offset, kafka_ts_ms, (), key, payload)
+    return LandedRecord(topic, partition, offset, kafka_ts_ms, header_pairs, key, payload)
+
+
+_TEXT = frozenset({str})
 
 
 def _parse_kcat_line(line: str) -> LandedRecord:
