@@ -154,6 +154,7 @@ HOSTILE_VALUES: list[Any] = [
     [{"a": [1]}], "__debezium_unavailable_value", "X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ==",
     Raw("1.00000000000000000001"), Raw("123456789012345678901234"), Raw("0.1000000000000000055511151231257827"),
     Raw("1e-400"), Raw("4.9e-324"), Raw("1E2"), Raw("-0"), Raw("NaN"), Raw('"\\ud800"'),
+    {"a": [Raw("123456789012345678901234")]}, [[Raw("0.1000000000000000055511151231257827")]], [[1.5]],
 ]  # fmt: skip
 """Values put anywhere in a message: each of another JSON type, at a bound, or read inexactly."""
 
@@ -211,8 +212,17 @@ def mutate_value(value: Any, rng: random.Random) -> Any:
     for step in parents:
         container = container[step]
     roll = rng.random()
-    if roll < 0.15:
+    if roll < 0.1:
         del container[last]
+    elif roll < 0.2 and isinstance(container, dict):
+        # A member renamed: `"Payload"`, `"OP"`.
+        renamed = {(name.swapcase() if name == last else name): item for name, item in container.items()}
+        container.clear()
+        container.update(renamed)
+    elif roll < 0.3 and isinstance(container[last], dict):
+        # A member the object did not have.
+        name = rng.choice(list(FIELD_VALUES))
+        container[last][name] = rng.choice(FIELD_VALUES[name])
     elif roll < 0.6 and last in FIELD_VALUES:
         container[last] = rng.choice(FIELD_VALUES[last])
     else:
@@ -350,3 +360,53 @@ def test_mutations_of_a_generated_stream() -> None:
         check_line(mutate_line(line, rng), lines)
     assert lines.lines_fast > 0.3 * lines.lines
     assert 0.2 * records.records < records.records_fast < 0.9 * records.records
+
+
+def objects(value: Any) -> Iterator[dict[str, Any]]:
+    """Every JSON object in a value, itself included, but those inside a converter's schema block
+    (`test_mutations_of_a_generated_stream` changes those)."""
+    if isinstance(value, dict):
+        yield value
+        for name, item in value.items():
+            if name != "schema":
+                yield from objects(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from objects(item)
+
+
+def near_misses(text: str) -> Iterator[str]:
+    """The message with each of its objects given each value of `FIELD_VALUES` (added or
+    replacing its own), or one member fewer: every near miss of a shape a fast path reads."""
+    message = json.loads(text)
+    for target in objects(message):
+        members = list(target.items())
+        for name in list(target):
+            del target[name]
+            yield json.dumps(message, separators=(",", ":"))
+            target.clear()
+            target.update(members)
+        for name, values in FIELD_VALUES.items():
+            for value in values:
+                target[name] = value
+                yield json.dumps(message, separators=(",", ":"))
+            target.clear()
+            target.update(members)
+
+
+def test_near_misses_of_each_shape() -> None:
+    """Each field a fast path reads, in each object of a message of each shape, given each value
+    it is tested with: systematic where `test_mutations_of_a_generated_stream` samples."""
+    shapes: dict[tuple[str | None, str], Record] = {}
+    for line in generated_lines():
+        record = record_of(parse_kcat_line_generally(line))
+        shape = re.search(r'"(op|status)":"?(\w+)', record[1] or "null")
+        shapes.setdefault((record[4], shape.group(0) if shape else "tombstone"), record)
+    tally = Tally()
+    for key, payload, partition, offset, topic in shapes.values():
+        check_record((key, payload, partition, offset, topic), tally)
+        for mutant in near_misses(payload) if payload is not None else ():
+            check_record((key, mutant, partition, offset, topic), tally)
+        for mutant in near_misses(key) if key is not None else ():
+            check_record((mutant, payload, partition, offset, topic), tally)
+    assert 0.1 * tally.records < tally.records_fast < 0.9 * tally.records
