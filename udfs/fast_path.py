@@ -17,7 +17,7 @@ mutations of them.
 
 import re
 from types import NoneType
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -26,9 +26,8 @@ from udfs.converter import converter_parts, load_schema
 from udfs.debezium import MAX_BIGINT, MAX_TIMESTAMP_MS, SOURCE_FORMAT, changed_columns
 from udfs.events import ParsedRecord
 from udfs.flattened import is_flattened
-from udfs.logical_types import decode_struct, is_unavailable, struct_field_schemas
+from udfs.logical_types import UNAVAILABLE_BYTES, UNAVAILABLE_VALUE, decode_struct, is_unavailable, struct_field_schemas
 from udfs.reasons import IgnoreClass, Outcome, RecordError
-from udfs.transactions import parse_transaction_marker
 
 _SCHEMA_PREFIX = '{"schema":'
 _PAYLOAD_SEPARATOR = ',"payload":'
@@ -45,6 +44,7 @@ either of them null. ASCII digits only, as `positions` takes them."""
 _MARKER_FIELDS = frozenset({"status", "id", "event_count", "data_collections", "ts_ms"})
 """Every field of a transaction marker, and none of a row change, flattened record or Qlik message."""
 
+_UNAVAILABLE = frozenset({UNAVAILABLE_VALUE, UNAVAILABLE_BYTES})
 _CHANGE = Outcome.CHANGE.value
 _IGNORED = Outcome.IGNORED.value
 _TOMBSTONE = IgnoreClass.TOMBSTONE.value
@@ -153,14 +153,24 @@ def _leaf_types(body: dict[str, Any]) -> set[type]:
 
 
 def _row_key(key_text: str | None) -> str | None:
-    """`udfs.keys.row_key_from_kafka_key` of a key that is a JSON object of scalars, else None."""
+    """`udfs.keys.row_key_from_kafka_key` of a key that is a JSON object of scalars, else None.
+
+    Remembered by the key's text (a pure function of it): a key's events come close together.
+    """
     if key_text is None:
         return None
+    if key_text in _row_keys:
+        return _row_keys[key_text]
     message = _load_message(key_text, _KEY_SCHEMAS)
-    if message is None or not message[0]:
-        return None
-    key, schema = message
-    return json_text.canonical(decode_struct(key, schema))
+    row_key = json_text.canonical(decode_struct(*message)) if message is not None and message[0] else None
+    if len(_row_keys) >= _ROW_KEYS_REMEMBERED:
+        _row_keys.clear()
+    _row_keys[key_text] = row_key
+    return row_key
+
+
+_ROW_KEYS_REMEMBERED = 4096
+_row_keys: dict[str, str | None] = {}
 
 
 def _tombstone(key_text: str | None) -> ParsedRecord | None:
@@ -193,7 +203,8 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
     field_schemas = struct_field_schemas(schema)
     before_row = decode_struct(before, field_schemas.get("before")) if before is not None else None
     after_row = decode_struct(after, field_schemas.get("after")) if after is not None else None
-    unavailable = tuple(name for name, value in after.items() if is_unavailable(value)) if after else ()
+    # The placeholder is rare: one look for it in C first (the values are scalars, so hashable).
+    unavailable = () if not after or _UNAVAILABLE.isdisjoint(after.values()) else _unavailable_columns(after)
     event_ts_ms = _timestamp_ms(body.get("ts_ms"))
     source_ts_ms = _timestamp_ms(source.get("ts_ms"))
     transaction = transaction or {}
@@ -232,29 +243,91 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
     )
 
 
+def _unavailable_columns(after: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(name for name, value in after.items() if is_unavailable(value))
+
+
 def _postgres_position(source: dict[str, Any]) -> str | None:
-    """`positions.postgres_position`'s sort key for an `lsn` that fits a bigint and a `sequence`
-    as the connector writes it (or none); None for any other."""
+    """`positions.postgres_position`'s sort key (`positions.sort_key`), written at once, for an
+    `lsn` that fits a bigint and a `sequence` as the connector writes it (or none); else None."""
     lsn, sequence = source.get("lsn"), source.get("sequence")
     if type(lsn) is not int or not 0 <= lsn <= MAX_BIGINT:
         return None
     if sequence is None:
-        return positions.sort_key(positions.SOURCE_POSITION, (lsn,))
+        return f"{positions.SOURCE_POSITION}:{_sort_key_part(str(lsn))}"
     match = _SEQUENCE.fullmatch(sequence) if type(sequence) is str else None
     if match is None:
         return None
-    # A null member is 0, as in `positions._sequence_numbers`.
-    last_commit, current = (int(digits) if digits is not None else 0 for digits in match.groups())
-    return positions.sort_key(positions.SOURCE_POSITION, (lsn, last_commit, current))
+    last_commit, current = match.groups()
+    return (
+        f"{positions.SOURCE_POSITION}:{_sort_key_part(str(lsn))}"
+        f".{_sort_key_part(last_commit)}.{_sort_key_part(current)}"
+    )
+
+
+def _sort_key_part(digits: str | None) -> str:
+    """A number's part of a sort key from its ASCII digits; null is 0, as in `positions`."""
+    number = digits.lstrip("0") or "0" if digits is not None else "0"  # the digits of int(digits)
+    return f"{len(number):02d}{number}"
 
 
 def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> ParsedRecord | None:
-    """`udfs.transactions.parse_transaction_marker` of a body the general path takes for a marker:
-    its fields are a marker's alone, so it is no envelope nor Qlik message, and its schema (if
-    any) does not make it a flattened record."""
-    if is_flattened(body, schema) or "id" not in body:
+    """`udfs.transactions.parse_transaction_marker` of a body the general path takes for a marker
+    (its fields are a marker's alone, so it is no envelope nor Qlik message, and its schema does
+    not make it a flattened record) with a text id, and for an END valid counts; else None."""
+    status, transaction_id = body["status"], body.get("id")
+    if type(transaction_id) is not str or not transaction_id or is_flattened(body, schema):
         return None
-    return parse_transaction_marker(body)
+    event_count, collection_counts = None, None
+    if status == "END":
+        event_count, counts = body.get("event_count"), _collection_counts(body.get("data_collections"))
+        if not _is_count(event_count) or counts is None:
+            return None
+        collection_counts = json_text.canonical(counts)
+    # Every field of `ParsedRecord`, in order.
+    return ParsedRecord._make(
+        (
+            _IGNORED,  # outcome
+            _TRANSACTION_MARKER,  # ignore_class
+            None,  # reason
+            f"{status} {transaction_id}",  # detail
+            *(None,) * 8,  # source_format, connector, source_db, source_table, op, row_key, before, after
+            (),  # unavailable_columns
+            None,  # changed_columns
+            None,  # source_ts_ms
+            _timestamp_ms(body.get("ts_ms")),  # event_ts_ms
+            *(None,) * 4,  # position, source_lsn, source_tx_id, source_snapshot
+            transaction_id,
+            None,  # transaction_total_order
+            None,  # transaction_data_collection_order
+            None,  # patch
+            status,  # transaction_status
+            event_count,  # transaction_event_count
+            collection_counts,  # transaction_collection_counts
+            None,  # qlik_schema_id
+        )
+    )
+
+
+def _collection_counts(collections: Any) -> dict[str, int] | None:
+    """An END marker's `data_collections` as `{data_collection: event_count}`, when each entry is
+    an object of a new name and a count; None for any other."""
+    if collections is None:
+        return {}
+    if type(collections) is not list:
+        return None
+    counts: dict[str, int] = {}
+    for entry in collections:
+        name = entry.get("data_collection") if type(entry) is dict else None
+        count = entry.get("event_count") if type(entry) is dict else None
+        if type(name) is not str or name in counts or not _is_count(count):
+            return None
+        counts[name] = count
+    return counts
+
+
+def _is_count(value: Any) -> TypeGuard[int]:
+    return type(value) is int and 0 <= value <= MAX_BIGINT
 
 
 def _timestamp_ms(value: Any) -> int | None:

@@ -24,7 +24,8 @@ from udfs.reasons import Reason, RecordError
 UNAVAILABLE_VALUE = "__debezium_unavailable_value"
 """Debezium's placeholder for a value it could not read (PostgreSQL TOAST): keep the previous."""
 
-_UNAVAILABLE_BYTES = base64.b64encode(UNAVAILABLE_VALUE.encode()).decode()
+UNAVAILABLE_BYTES = base64.b64encode(UNAVAILABLE_VALUE.encode()).decode()
+"""The placeholder in a bytes column, as JsonConverter writes bytes: base64."""
 
 MAX_DECIMAL_SCALE = 16_383
 """PostgreSQL's widest numeric scale; a wider one is a damaged schema, whose text would not fit
@@ -44,7 +45,7 @@ _CONTAINER_TYPES = frozenset({"struct", "array", "map"})
 
 def is_unavailable(value: Any) -> bool:
     """True for the TOAST placeholder, in its string or its bytes (base64) form."""
-    return value in (UNAVAILABLE_VALUE, _UNAVAILABLE_BYTES)
+    return value in (UNAVAILABLE_VALUE, UNAVAILABLE_BYTES)
 
 
 def decode_struct(value: Mapping[str, Any], schema: Schema | None) -> dict[str, Any]:
