@@ -36,6 +36,9 @@ _RECENT_SCHEMAS = 8
 partition, whose messages come interleaved."""
 
 _SCALARS = frozenset({str, int, float, bool, NoneType})
+_EXACT_SCALARS = _SCALARS - {float}
+"""The JSON values orjson reads exactly: a float may be a number it rounded, or an integer beyond
+64 bits."""
 _ROW_OPS = ("c", "r", "u", "d")
 _POSTGRESQL = "postgresql"
 _SEQUENCE = re.compile(r'\[(?:null|"([0-9]{1,99})"),(?:null|"([0-9]{1,99})")\]')
@@ -122,20 +125,40 @@ def _load_message(text: str, schemas: RecentSchemas) -> tuple[dict[str, Any], di
         return None
     if type(body) is not dict:
         return None
+    exact_body = _read_exactly(body, body_text)
+    if exact_body is None or (schema is None and "payload" in exact_body):
+        return None  # nested deeper, or a converter message written otherwise: the general path decides
+    return exact_body, schema
+
+
+def _read_exactly(body: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """`json_text.loads(text)`, given orjson's reading of it, for an object nested at most as deep
+    as an array of objects in an object; None for one nested deeper.
+
+    Nearly always an object of scalars and objects of scalars, none a float: orjson rounded
+    nothing, and nothing nests deep enough for a reader to refuse it. One C loop an object.
+    """
+    for value in body.values():
+        kind = type(value)
+        if kind is dict:
+            if not _EXACT_SCALARS.issuperset(map(type, value.values())):
+                return _read_exactly_slowly(body, text)
+        elif kind not in _EXACT_SCALARS:
+            return _read_exactly_slowly(body, text)
+    return body
+
+
+def _read_exactly_slowly(body: dict[str, Any], text: str) -> dict[str, Any] | None:
     leaf_types = _leaf_types(body)
     if not leaf_types <= _SCALARS:
         return None  # nested deeper: the general path knows how deep is too deep
-    if float in leaf_types:
-        # orjson may have rounded one (or read a wide integer as one): read as the general path does.
-        body = json_text.exactly(body_text, body)
-    if schema is None and "payload" in body:
-        return None  # a converter message written otherwise: `unwrap_converter` decides
-    return body, schema
+    # A float may be a number orjson rounded (or an integer it read as one): read as the general path does.
+    return json_text.exactly(text, body) if float in leaf_types else body
 
 
 def _leaf_types(body: dict[str, Any]) -> set[type]:
     """The types of an object's values, of the values of its objects and of its arrays' items and
-    of their objects' values: a container among them nests deeper. A level at a time, each in C."""
+    of their objects' values: a container among them nests deeper."""
     types: set[type] = set()
     for value in body.values():
         kind = type(value)
