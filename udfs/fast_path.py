@@ -16,6 +16,8 @@ mutations of them.
 """
 
 import re
+from collections.abc import Callable, Mapping
+from datetime import date, datetime, timedelta
 from types import NoneType
 from typing import Any, TypeGuard
 
@@ -26,7 +28,15 @@ from udfs.converter import converter_parts, load_schema
 from udfs.debezium import MAX_BIGINT, MAX_TIMESTAMP_MS, SOURCE_FORMAT, changed_columns
 from udfs.events import ParsedRecord
 from udfs.flattened import is_flattened
-from udfs.logical_types import UNAVAILABLE_BYTES, UNAVAILABLE_VALUE, decode_struct, is_unavailable, struct_field_schemas
+from udfs.logical_types import (
+    UNAVAILABLE_BYTES,
+    UNAVAILABLE_VALUE,
+    decode_struct,
+    decode_value,
+    fields_to_decode,
+    is_unavailable,
+    struct_field_schemas,
+)
 from udfs.reasons import IgnoreClass, Outcome, RecordError
 
 _SCHEMA_PREFIX = '{"schema":'
@@ -224,8 +234,8 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
     if position is None or row_key is None:
         return None
     field_schemas = struct_field_schemas(schema)
-    before_row = decode_struct(before, field_schemas.get("before")) if before is not None else None
-    after_row = decode_struct(after, field_schemas.get("after")) if after is not None else None
+    before_row = _decode_row(before, field_schemas.get("before")) if before is not None else None
+    after_row = _decode_row(after, field_schemas.get("after")) if after is not None else None
     # The placeholder is rare: one look for it in C first (the values are scalars, so hashable).
     unavailable = () if not after or _UNAVAILABLE.isdisjoint(after.values()) else _unavailable_columns(after)
     event_ts_ms = _timestamp_ms(body.get("ts_ms"))
@@ -264,6 +274,55 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
             None,  # qlik_schema_id
         )
     )
+
+
+def _decode_row(image: dict[str, Any], schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """`decode_struct(image, schema)`, a value of a common logical type decoded by one call of
+    the datetime module (`_DECODERS`), any other by `decode_value`."""
+    row = dict(image)
+    for name, field_schema in fields_to_decode(schema).items():
+        if name in row:
+            value = row[name]
+            decoder = _DECODERS.get(field_schema.get("name")) if type(value) is int else None
+            text = decoder(value) if decoder is not None else None
+            row[name] = text if text is not None else decode_value(value, field_schema, name)
+    return row
+
+
+def _date(days: int) -> str | None:
+    """`logical_types.format_date` of a date in the datetime module's years, 1 to 9999."""
+    return (_EPOCH_DATE + timedelta(days=days)).isoformat() if _MIN_DAYS <= days <= _MAX_DAYS else None
+
+
+def _milli_timestamp(millis: int) -> str | None:
+    """`logical_types.format_timestamp(millis, 3)` of a time in the datetime module's years."""
+    if not _MIN_DAYS * _MILLIS_PER_DAY <= millis < (_MAX_DAYS + 1) * _MILLIS_PER_DAY:
+        return None
+    return (_EPOCH + timedelta(milliseconds=millis)).isoformat(timespec="milliseconds")
+
+
+def _micro_timestamp(micros: int) -> str | None:
+    """`logical_types.format_timestamp(micros, 6)` of a time in the datetime module's years."""
+    if not _MIN_DAYS * _MICROS_PER_DAY <= micros < (_MAX_DAYS + 1) * _MICROS_PER_DAY:
+        return None
+    return (_EPOCH + timedelta(microseconds=micros)).isoformat(timespec="microseconds")
+
+
+_EPOCH = datetime(1970, 1, 1)
+_EPOCH_DATE = _EPOCH.date()
+_MIN_DAYS = (date.min - _EPOCH_DATE).days
+_MAX_DAYS = (date.max - _EPOCH_DATE).days
+_MILLIS_PER_DAY = 86_400_000
+_MICROS_PER_DAY = 86_400_000_000
+_DECODERS: dict[Any, Callable[[int], str | None]] = {
+    "io.debezium.time.Date": _date,
+    "org.apache.kafka.connect.data.Date": _date,
+    "io.debezium.time.Timestamp": _milli_timestamp,
+    "org.apache.kafka.connect.data.Timestamp": _milli_timestamp,
+    "io.debezium.time.MicroTimestamp": _micro_timestamp,
+}
+"""The common logical types of integers, by schema name: their text (as `logical_types` writes it:
+dates `YYYY-MM-DD`, times `HH:MM:SS` and 3 or 6 fraction digits), None beyond the years 1-9999."""
 
 
 def _unavailable_columns(after: dict[str, Any]) -> tuple[str, ...]:

@@ -51,7 +51,7 @@ def is_unavailable(value: Any) -> bool:
 def decode_struct(value: Mapping[str, Any], schema: Schema | None) -> dict[str, Any]:
     """Decode every field of a struct value by its field schema, keeping the field order."""
     row = dict(value)
-    for name, field_schema in _fields_to_decode(schema).items():
+    for name, field_schema in fields_to_decode(schema).items():
         if name in row:
             row[name] = decode_value(row[name], field_schema, name)
     return row
@@ -93,7 +93,7 @@ def struct_field_schemas(schema: Any) -> dict[str, Schema]:
 
 
 @_memoized_per_schema
-def _fields_to_decode(schema: Any) -> dict[str, Schema]:
+def fields_to_decode(schema: Any) -> dict[str, Schema]:
     """The field schemas under which `decode_value` may change a value; it keeps all the others."""
     field_schemas = struct_field_schemas(schema)
     return {name: field_schema for name, field_schema in field_schemas.items() if _may_change(field_schema)}

@@ -20,6 +20,7 @@ import random
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -178,12 +179,23 @@ FIELD_VALUES: dict[str, list[Any]] = {
         [{"data_collection": "a", "event_count": 1}, {"data_collection": "a", "event_count": 1}],
         [{"data_collection": 5, "event_count": 1}], [1],
     ],
-    "name": ["io.debezium.time.Date", "io.debezium.time.MicroTimestamp", "org.apache.kafka.connect.data.Decimal",
+    "name": ["io.debezium.time.Date", "org.apache.kafka.connect.data.Date", "io.debezium.time.Timestamp",
+             "org.apache.kafka.connect.data.Timestamp", "io.debezium.time.MicroTimestamp",
+             "io.debezium.time.NanoTimestamp", "org.apache.kafka.connect.data.Decimal",
              "inventory.customers.Value", "io.debezium.data.VariableScaleDecimal", None],
     "type": ["struct", "int32", "string", "array", "map", "bytes"],
     "field": ["before", "after", "id", "", 5],
 }  # fmt: skip
 """Values of the fields the fast paths read, each a common one or a near miss of one."""
+
+_DAYS = (date.min - date(1970, 1, 1)).days, (date.max - date(1970, 1, 1)).days
+BOUNDS = sorted(
+    {bound + step for low, high in [_DAYS] + [(low * 86_400 * unit, (high + 1) * 86_400 * unit - 1)
+     for low, high in [_DAYS] for unit in (1_000, 1_000_000)] for bound in (low, high) for step in (-1, 0, 1)}
+    | {0, -1, 2**31 - 1, 2**31, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 - 1, 2**64}
+)  # fmt: skip
+"""Integers at the bounds of what the core reads: the first and last day, millisecond and
+microsecond of the years 1 to 9999 (and one beyond), and of 32-bit, 64-bit and unsigned 64-bit."""
 
 
 def paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
@@ -364,20 +376,32 @@ def test_mutations_of_a_generated_stream() -> None:
 
 def objects(value: Any) -> Iterator[dict[str, Any]]:
     """Every JSON object in a value, itself included, but those inside a converter's schema block
-    (`test_mutations_of_a_generated_stream` changes those)."""
+    (`field_schemas`, and `test_mutations_of_a_generated_stream`, change those)."""
     if isinstance(value, dict):
         yield value
         for name, item in value.items():
             if name != "schema":
                 yield from objects(item)
+            elif isinstance(item, dict):
+                yield item  # its own members: its name and type
     elif isinstance(value, list):
         for item in value:
             yield from objects(item)
 
 
+def field_schemas(message: Any) -> Iterator[dict[str, Any]]:
+    """The field schemas of the row images (`before`, `after`) in a converter's schema block."""
+    schema = message.get("schema") if isinstance(message, dict) else None
+    for image in schema.get("fields", []) if isinstance(schema, dict) else []:
+        if isinstance(image, dict) and image.get("field") in ("before", "after"):
+            yield from (field for field in image.get("fields", []) if isinstance(field, dict))
+
+
 def near_misses(text: str) -> Iterator[str]:
     """The message with each of its objects given each value of `FIELD_VALUES` (added or
-    replacing its own), or one member fewer: every near miss of a shape a fast path reads."""
+    replacing its own), one member fewer, or an integer member at each of `BOUNDS` (or of another
+    type); and with each field of its row images declared of each logical type: every near miss
+    of a shape a fast path reads."""
     message = json.loads(text)
     for target in objects(message):
         members = list(target.items())
@@ -392,6 +416,19 @@ def near_misses(text: str) -> Iterator[str]:
                 yield json.dumps(message, separators=(",", ":"))
             target.clear()
             target.update(members)
+        for name, member in members:
+            if type(member) is int:
+                for bound in [*BOUNDS, True, False, 1.5, "1", None]:
+                    target[name] = bound
+                    yield json.dumps(message, separators=(",", ":"))
+                target[name] = member
+    for field in field_schemas(message):
+        members = list(field.items())
+        for logical_type in FIELD_VALUES["name"]:
+            field["name"] = logical_type
+            yield json.dumps(message, separators=(",", ":"))
+        field.clear()
+        field.update(members)
 
 
 def test_near_misses_of_each_shape() -> None:
