@@ -81,11 +81,13 @@ class RecentSchemas:
         start = len(_SCHEMA_PREFIX)
         if not (text.startswith(_SCHEMA_PREFIX) and text.endswith("}")):
             return None
-        for block_text, schema in self._blocks:
+        for index, (block_text, schema) in enumerate(self._blocks):
             # A block never holds `,"payload":` (it was cut at the first one) and ends with `}`,
             # so the separator right after it is the text's first: the cut load_message makes.
             cut = start + len(block_text)
             if text.startswith(block_text, start) and text.startswith(_PAYLOAD_SEPARATOR, cut):
+                if index:  # the most recent first: a stream's messages come in runs of one table
+                    self._blocks.insert(0, self._blocks.pop(index))
                 return schema, text[cut + len(_PAYLOAD_SEPARATOR) : -1]
         parts = converter_parts(text)
         if parts is None:
@@ -145,25 +147,36 @@ def _read_exactly(body: dict[str, Any], text: str) -> dict[str, Any] | None:
     """`json_text.loads(text)`, given orjson's reading of it, for an object nested at most as deep
     as an array of objects in an object; None for one nested deeper.
 
-    Nearly always an object of scalars and objects of scalars, none a float: orjson rounded
-    nothing, and nothing nests deep enough for a reader to refuse it. One C loop an object.
+    Nearly always an object of scalars and objects of scalars: then nothing nests deep enough for
+    a reader to refuse it, and unless one is a float, orjson rounded none. One C loop an object.
     """
+    floats = False
     for value in body.values():
         kind = type(value)
         if kind is dict:
             if not _EXACT_SCALARS.issuperset(map(type, value.values())):
-                return _read_exactly_slowly(body, text)
-        elif kind not in _EXACT_SCALARS:
-            return _read_exactly_slowly(body, text)
-    return body
+                if not _SCALARS.issuperset(map(type, value.values())):
+                    return _read_arrays_exactly(body, text)
+                floats = True
+        elif kind is list:
+            return _read_arrays_exactly(body, text)
+        elif kind is float:
+            floats = True
+    return _without_rounding(body, text) if floats else body
 
 
-def _read_exactly_slowly(body: dict[str, Any], text: str) -> dict[str, Any] | None:
+def _read_arrays_exactly(body: dict[str, Any], text: str) -> dict[str, Any] | None:
     leaf_types = _leaf_types(body)
     if not leaf_types <= _SCALARS:
         return None  # nested deeper: the general path knows how deep is too deep
-    # A float may be a number orjson rounded (or an integer it read as one): read as the general path does.
-    return json_text.exactly(text, body) if float in leaf_types else body
+    return _without_rounding(body, text) if float in leaf_types else body
+
+
+def _without_rounding(body: dict[str, Any], text: str) -> dict[str, Any]:
+    """A float may be a number orjson rounded (or an integer it read as one): the text read as the
+    general path reads it."""
+    exact: dict[str, Any] = json_text.exactly(text, body)
+    return exact
 
 
 def _leaf_types(body: dict[str, Any]) -> set[type]:
