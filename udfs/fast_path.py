@@ -156,20 +156,19 @@ def _read_exactly(body: dict[str, Any], text: str) -> dict[str, Any] | None:
         if kind is dict:
             if not _EXACT_SCALARS.issuperset(map(type, value.values())):
                 if not _SCALARS.issuperset(map(type, value.values())):
-                    return _read_arrays_exactly(body, text)
+                    return None  # nested deeper: the general path knows how deep is too deep
                 floats = True
         elif kind is list:
-            return _read_arrays_exactly(body, text)
+            # An array of objects of scalars (an END marker's `data_collections`), or of scalars.
+            for item in value:
+                item_values = item.values() if type(item) is dict else (item,)
+                if not _EXACT_SCALARS.issuperset(map(type, item_values)):
+                    if not _SCALARS.issuperset(map(type, item_values)):
+                        return None  # nested deeper: the general path knows how deep is too deep
+                    floats = True
         elif kind is float:
             floats = True
     return _without_rounding(body, text) if floats else body
-
-
-def _read_arrays_exactly(body: dict[str, Any], text: str) -> dict[str, Any] | None:
-    leaf_types = _leaf_types(body)
-    if not leaf_types <= _SCALARS:
-        return None  # nested deeper: the general path knows how deep is too deep
-    return _without_rounding(body, text) if float in leaf_types else body
 
 
 def _without_rounding(body: dict[str, Any], text: str) -> dict[str, Any]:
@@ -177,25 +176,6 @@ def _without_rounding(body: dict[str, Any], text: str) -> dict[str, Any]:
     general path reads it."""
     exact: dict[str, Any] = json_text.exactly(text, body)
     return exact
-
-
-def _leaf_types(body: dict[str, Any]) -> set[type]:
-    """The types of an object's values, of the values of its objects and of its arrays' items and
-    of their objects' values: a container among them nests deeper."""
-    types: set[type] = set()
-    for value in body.values():
-        kind = type(value)
-        if kind is dict:
-            types.update(map(type, value.values()))
-        elif kind is list:
-            for item in value:
-                if type(item) is dict:
-                    types.update(map(type, item.values()))
-                else:
-                    types.add(type(item))
-        else:
-            types.add(kind)
-    return types
 
 
 def _row_key(key_text: str | None) -> str | None:
@@ -349,21 +329,23 @@ def _postgres_position(source: dict[str, Any]) -> str | None:
     if type(lsn) is not int or not 0 <= lsn <= MAX_BIGINT:
         return None
     if sequence is None:
-        return f"{positions.SOURCE_POSITION}:{_sort_key_part(str(lsn))}"
+        return _SOURCE_PREFIX + _sort_key_part(str(lsn))
     match = _SEQUENCE.fullmatch(sequence) if type(sequence) is str else None
     if match is None:
         return None
     last_commit, current = match.groups()
-    return (
-        f"{positions.SOURCE_POSITION}:{_sort_key_part(str(lsn))}"
-        f".{_sort_key_part(last_commit)}.{_sort_key_part(current)}"
-    )
+    return f"{_SOURCE_PREFIX}{_sort_key_part(str(lsn))}.{_sort_key_part(last_commit)}.{_sort_key_part(current)}"
 
 
 def _sort_key_part(digits: str | None) -> str:
     """A number's part of a sort key from its ASCII digits; null is 0, as in `positions`."""
     number = digits.lstrip("0") or "0" if digits is not None else "0"  # the digits of int(digits)
-    return f"{len(number):02d}{number}"
+    return _DIGIT_COUNTS[len(number)] + number
+
+
+_SOURCE_PREFIX = positions.SOURCE_POSITION + ":"
+_DIGIT_COUNTS = [f"{count:02d}" for count in range(positions.MAX_DIGITS + 1)]
+"""A number's digit count as its sort key part starts: two digits (`positions.sort_key`)."""
 
 
 def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> ParsedRecord | None:

@@ -149,13 +149,17 @@ class Raw:
     text: str
 
 
+DEEP = Raw("[" * 1000 + '"123456789012345678901"' + "]" * 1000)
+"""Nested as deep as orjson reads, and beyond what `json` does, with a long number's digits in a
+string: `json_text.loads` reads it again with `json`, which refuses it as too deep."""
+
 HOSTILE_VALUES: list[Any] = [
     None, True, False, 0, -1, 7, 2**31, 2**63 - 1, 2**63, 2**64, -(2**63) - 1, 1.5, -0.0, 21.148, "", "x", "0",
     "12", "false", "true", "first", "2024-01-01", [], {}, [1], ["a", "b"], {"a": 1}, {"a": {"b": 1}}, [[1]],
     [{"a": [1]}], "__debezium_unavailable_value", "X19kZWJleml1bV91bmF2YWlsYWJsZV92YWx1ZQ==",
     Raw("1.00000000000000000001"), Raw("123456789012345678901234"), Raw("0.1000000000000000055511151231257827"),
     Raw("1e-400"), Raw("4.9e-324"), Raw("1E2"), Raw("-0"), Raw("NaN"), Raw('"\\ud800"'),
-    {"a": [Raw("123456789012345678901234")]}, [[Raw("0.1000000000000000055511151231257827")]], [[1.5]],
+    {"a": [Raw("123456789012345678901234")]}, [[Raw("0.1000000000000000055511151231257827")]], [[1.5]], DEEP,
 ]  # fmt: skip
 """Values put anywhere in a message: each of another JSON type, at a bound, or read inexactly."""
 
@@ -185,8 +189,10 @@ FIELD_VALUES: dict[str, list[Any]] = {
              "inventory.customers.Value", "io.debezium.data.VariableScaleDecimal", None],
     "type": ["struct", "int32", "string", "array", "map", "bytes"],
     "field": ["before", "after", "id", "", 5],
+    "x": [[[1]], [{"a": [1]}], {"a": {"b": 1}}, [1.5], [{"a": Raw("1.00000000000000000001")}], DEEP],
 }  # fmt: skip
-"""Values of the fields the fast paths read, each a common one or a near miss of one."""
+"""Values of the fields the fast paths read, each a common one or a near miss of one; and of a
+member no format has, `x`: containers nested deeper than a fast path reads, or holding floats."""
 
 _DAYS = (date.min - date(1970, 1, 1)).days, (date.max - date(1970, 1, 1)).days
 BOUNDS = sorted(
@@ -244,6 +250,11 @@ def mutate_value(value: Any, rng: random.Random) -> Any:
 
 def render(value: Any, rng: random.Random) -> str:
     """JSON text, compact as the converter writes it (or, now and then, with spaces or \\u escapes)."""
+    return dumps(value, compact=rng.random() < 0.9, ensure_ascii=rng.random() < 0.2)
+
+
+def dumps(value: Any, *, compact: bool = True, ensure_ascii: bool = False) -> str:
+    """`json.dumps`, each `Raw` written as its text."""
     raws: list[str] = []
 
     def raw_token(item: Any) -> Any:
@@ -252,10 +263,8 @@ def render(value: Any, rng: random.Random) -> str:
             return f"@raw{len(raws) - 1}@"
         raise TypeError(type(item).__name__)
 
-    compact = rng.random() < 0.9
-    text = json.dumps(
-        value, default=raw_token, separators=(",", ":") if compact else (", ", ": "), ensure_ascii=rng.random() < 0.2
-    )
+    separators = (",", ":") if compact else (", ", ": ")
+    text = json.dumps(value, default=raw_token, separators=separators, ensure_ascii=ensure_ascii)
     return re.sub(r'"@raw(\d+)@"', lambda match: raws[int(match.group(1))], text)
 
 
@@ -281,7 +290,7 @@ def mutate_message(text: str | None, rng: random.Random) -> str | None:
         return rng.choice([None, "null", "{}", "[]", '"x"'])
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # a mutant's mutant: not JSON, or too deep for `json`
         return mutate_text(text, rng)
     roll = rng.random()
     if roll < 0.15 and isinstance(value, dict) and "payload" in value:
@@ -310,7 +319,7 @@ LINE_FIELD_VALUES: dict[str, list[Any]] = {
 def mutate_line(line: str, rng: random.Random) -> str:
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return mutate_text(line, rng)
     if rng.random() < 0.2:
         return mutate_text(line, rng)
@@ -407,26 +416,26 @@ def near_misses(text: str) -> Iterator[str]:
         members = list(target.items())
         for name in list(target):
             del target[name]
-            yield json.dumps(message, separators=(",", ":"))
+            yield dumps(message)
             target.clear()
             target.update(members)
         for name, values in FIELD_VALUES.items():
             for value in values:
                 target[name] = value
-                yield json.dumps(message, separators=(",", ":"))
+                yield dumps(message)
             target.clear()
             target.update(members)
         for name, member in members:
             if type(member) is int:
                 for bound in [*BOUNDS, True, False, 1.5, "1", None]:
                     target[name] = bound
-                    yield json.dumps(message, separators=(",", ":"))
+                    yield dumps(message)
                 target[name] = member
     for field in field_schemas(message):
         members = list(field.items())
         for logical_type in FIELD_VALUES["name"]:
             field["name"] = logical_type
-            yield json.dumps(message, separators=(",", ":"))
+            yield dumps(message)
         field.clear()
         field.update(members)
 
