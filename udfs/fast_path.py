@@ -35,6 +35,7 @@ from udfs.logical_types import (
     decode_value,
     fields_to_decode,
     is_unavailable,
+    memoized_per_schema,
     struct_field_schemas,
 )
 from udfs.reasons import IgnoreClass, Outcome, RecordError
@@ -226,11 +227,11 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
     row_key = _row_key(key_text)
     if position is None or row_key is None:
         return None
+    # The placeholder is rare: one look for it in C first (the values are scalars, so hashable).
+    unavailable = () if not after or _UNAVAILABLE.isdisjoint(after.values()) else _unavailable_columns(after)
     field_schemas = struct_field_schemas(schema)
     before_row = _decode_row(before, field_schemas.get("before")) if before is not None else None
     after_row = _decode_row(after, field_schemas.get("after")) if after is not None else None
-    # The placeholder is rare: one look for it in C first (the values are scalars, so hashable).
-    unavailable = () if not after or _UNAVAILABLE.isdisjoint(after.values()) else _unavailable_columns(after)
     event_ts_ms = _timestamp_ms(body.get("ts_ms"))
     source_ts_ms = _timestamp_ms(source.get("ts_ms"))
     transaction = transaction or {}
@@ -270,16 +271,16 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
 
 
 def _decode_row(image: dict[str, Any], schema: Mapping[str, Any] | None) -> dict[str, Any]:
-    """`decode_struct(image, schema)`, a value of a common logical type decoded by one call of
-    the datetime module (`_DECODERS`), any other by `decode_value`."""
-    row = dict(image)
+    """`decode_struct(image, schema)`, in place (the image is this path's own reading), a value of
+    a common logical type decoded by one call of the datetime module (`_DECODERS`), any other by
+    `decode_value`."""
     for name, field_schema in fields_to_decode(schema).items():
-        if name in row:
-            value = row[name]
+        if name in image:
+            value = image[name]
             decoder = _DECODERS.get(field_schema.get("name")) if type(value) is int else None
             text = decoder(value) if decoder is not None else None
-            row[name] = text if text is not None else decode_value(value, field_schema, name)
-    return row
+            image[name] = text if text is not None else decode_value(value, field_schema, name)
+    return image
 
 
 def _date(days: int) -> str | None:
@@ -353,7 +354,7 @@ def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> 
     (its fields are a marker's alone, so it is no envelope nor Qlik message, and its schema does
     not make it a flattened record) with a text id, and for an END valid counts; else None."""
     status, transaction_id = body["status"], body.get("id")
-    if type(transaction_id) is not str or not transaction_id or is_flattened(body, schema):
+    if type(transaction_id) is not str or not transaction_id or _makes_flattened(schema):
         return None
     event_count, collection_counts = None, None
     if status == "END":
@@ -384,6 +385,13 @@ def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> 
             None,  # qlik_schema_id
         )
     )
+
+
+@memoized_per_schema
+def _makes_flattened(schema: dict[str, Any] | None) -> bool:
+    """`is_flattened(body, schema)` of a body with none of an envelope's or a flattened record's
+    fields (a marker's): what its schema alone says, once per schema."""
+    return is_flattened({}, schema)
 
 
 def _collection_counts(collections: Any) -> dict[str, int] | None:

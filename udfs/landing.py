@@ -84,9 +84,9 @@ def parse_common_kcat_line(line: str) -> LandedRecord | None:
         or type(offset) is not int
         or not 0 <= partition <= MAX_PARTITION
         or not 0 <= offset <= MAX_OFFSET
-        or (type(ts) is not int and ts is not None)
-        or (type(key) is not str and key is not None)
-        or (type(payload) is not str and payload is not None)
+        or type(ts) not in _INT_OR_NULL
+        or type(key) not in _TEXT_OR_NULL
+        or type(payload) not in _TEXT_OR_NULL
     ):
         return None
     headers = record.get("headers")
@@ -102,6 +102,8 @@ def parse_common_kcat_line(line: str) -> LandedRecord | None:
 
 
 _TEXT = frozenset({str})
+_TEXT_OR_NULL = frozenset({str, NoneType})
+_INT_OR_NULL = frozenset({int, NoneType})
 
 
 def _parse_kcat_line(line: str) -> LandedRecord:

@@ -57,7 +57,7 @@ def decode_struct(value: Mapping[str, Any], schema: Schema | None) -> dict[str, 
     return row
 
 
-def _memoized_per_schema(function: Callable[[Any], _Result]) -> Callable[[Any], _Result]:
+def memoized_per_schema(function: Callable[[Any], _Result]) -> Callable[[Any], _Result]:
     """Memoize a function of a schema by the schema object's identity.
 
     The converter's schemas are shared objects, one per distinct schema text (`udfs.converter`),
@@ -79,7 +79,7 @@ def _memoized_per_schema(function: Callable[[Any], _Result]) -> Callable[[Any], 
     return memoized
 
 
-@_memoized_per_schema
+@memoized_per_schema
 def struct_field_schemas(schema: Any) -> dict[str, Schema]:
     """A struct schema's field schemas by field name. A schema is metadata the converter writes:
     what is not a list of objects with a `field` name (a hand-made or damaged schema) is left out,
@@ -92,7 +92,7 @@ def struct_field_schemas(schema: Any) -> dict[str, Schema]:
     }
 
 
-@_memoized_per_schema
+@memoized_per_schema
 def fields_to_decode(schema: Any) -> dict[str, Schema]:
     """The field schemas under which `decode_value` may change a value; it keeps all the others."""
     field_schemas = struct_field_schemas(schema)
