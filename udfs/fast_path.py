@@ -16,7 +16,7 @@ mutations of them.
 """
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from types import NoneType
 from typing import Any, TypeGuard
@@ -229,9 +229,9 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
         return None
     # The placeholder is rare: one look for it in C first (the values are scalars, so hashable).
     unavailable = () if not after or _UNAVAILABLE.isdisjoint(after.values()) else _unavailable_columns(after)
-    field_schemas = struct_field_schemas(schema)
-    before_row = _decode_row(before, field_schemas.get("before")) if before is not None else None
-    after_row = _decode_row(after, field_schemas.get("after")) if after is not None else None
+    before_fields, after_fields = _image_fields_to_decode(schema)
+    before_row = _decode_row(before, before_fields) if before is not None else None
+    after_row = _decode_row(after, after_fields) if after is not None else None
     event_ts_ms = _timestamp_ms(body.get("ts_ms"))
     source_ts_ms = _timestamp_ms(source.get("ts_ms"))
     transaction = transaction or {}
@@ -270,11 +270,18 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
     )
 
 
-def _decode_row(image: dict[str, Any], schema: Mapping[str, Any] | None) -> dict[str, Any]:
-    """`decode_struct(image, schema)`, in place (the image is this path's own reading), a value of
-    a common logical type decoded by one call of the datetime module (`_DECODERS`), any other by
-    `decode_value`."""
-    for name, field_schema in fields_to_decode(schema).items():
+@memoized_per_schema
+def _image_fields_to_decode(schema: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`fields_to_decode` of the `before` and of the `after` image of an envelope's schema."""
+    field_schemas = struct_field_schemas(schema)
+    return fields_to_decode(field_schemas.get("before")), fields_to_decode(field_schemas.get("after"))
+
+
+def _decode_row(image: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+    """`decode_struct` of an image whose `fields_to_decode` are `fields`, in place (the image is
+    this path's own reading): a value of a common logical type decoded by one call of the
+    datetime module (`_DECODERS`), any other by `decode_value`."""
+    for name, field_schema in fields.items():
         if name in image:
             value = image[name]
             decoder = _DECODERS.get(field_schema.get("name")) if type(value) is int else None
