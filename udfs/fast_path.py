@@ -376,12 +376,22 @@ def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> 
             _TRANSACTION_MARKER,  # ignore_class
             None,  # reason
             f"{status} {transaction_id}",  # detail
-            *(None,) * 8,  # source_format, connector, source_db, source_table, op, row_key, before, after
+            None,  # source_format
+            None,  # connector
+            None,  # source_db
+            None,  # source_table
+            None,  # op
+            None,  # row_key
+            None,  # before
+            None,  # after
             (),  # unavailable_columns
             None,  # changed_columns
             None,  # source_ts_ms
             _timestamp_ms(body.get("ts_ms")),  # event_ts_ms
-            *(None,) * 4,  # position, source_lsn, source_tx_id, source_snapshot
+            None,  # position
+            None,  # source_lsn
+            None,  # source_tx_id
+            None,  # source_snapshot
             transaction_id,
             None,  # transaction_total_order
             None,  # transaction_data_collection_order
