@@ -4,15 +4,19 @@ Nearly every record of a PostgreSQL change stream has one of four shapes: a row 
 relational envelope, a transaction marker, a tombstone, each with or without the JsonConverter's
 schema block (the same block on every message of a table). The general path
 (`udfs.records.parse_record_generally`) reads every record through every rule of every format; here
-those shapes are recognised by a few exact checks and their records built directly, at about half
-the cost.
+those shapes are recognised by a few exact checks (`type(x) is int`, not `isinstance`) and their
+records built directly, at about half the cost.
 
 The general path stays the one definition of the rules. Each function here returns None for
-anything it is not sure of, and the general path decides (and says why a record is refused); the
-rules themselves (decoding a value by its schema, the changed columns, the text of a row image)
-are called, not copied. `tests/unit/test_fast_path.py` compares every result of this path with the
-general path's, byte for byte, over the hostile and shared corpora, generated records and
-mutations of them.
+anything it is not sure of, and the general path decides (and says why a record is refused). Most
+rules are called, not copied (decoding a value by its schema, the changed columns, the text of a
+row image); the few copied for speed are copied for their common values only (a timestamp's text
+by one datetime call, a PostgreSQL position's sort key, a marker's counts, a field's bigint
+check). `tests/unit/test_fast_path.py` compares every result of this path with the general path's,
+byte for byte, over the hostile and shared corpora, generated records and mutations of them.
+
+State kept between records (recent schema blocks, row keys by key text) only saves work: every
+result is a function of the record alone. A Python worker parses one record at a time.
 """
 
 import re
@@ -433,7 +437,7 @@ def _is_count(value: Any) -> TypeGuard[int]:
 
 
 def _timestamp_ms(value: Any) -> int | None:
-    """`udfs.debezium.timestamp_ms_field`: for a value that is not an exact int, None as well."""
+    """`udfs.debezium.timestamp_ms_field` (which is None for any value but an integer)."""
     return value if type(value) is int and -MAX_TIMESTAMP_MS <= value <= MAX_TIMESTAMP_MS else None
 
 
