@@ -34,11 +34,11 @@ def load_message(text: str) -> tuple[Any, Mapping[str, Any] | None]:
     difference: a payload nested exactly as deep as orjson reads (1,024 levels) is read here,
     while the whole text, one level deeper, is refused as `invalid_json`.
     """
-    parts = _converter_parts(text)
+    parts = converter_parts(text)
     if parts is not None:
         schema_text, payload_text = parts
         try:
-            schema = _load_schema(schema_text)
+            schema = load_schema(schema_text)
             payload = json_text.loads(payload_text)
         except RecordError:
             pass  # a cut inside the schema, or no JSON at all: the whole text decides, and says why
@@ -47,7 +47,7 @@ def load_message(text: str) -> tuple[Any, Mapping[str, Any] | None]:
     return unwrap_converter(json_text.loads(text))
 
 
-def _converter_parts(text: str) -> tuple[str, str] | None:
+def converter_parts(text: str) -> tuple[str, str] | None:
     """The schema and payload texts of a compact converter message, as the converter writes it.
 
     The cut is at the first `,"payload":`. Within a JSON string a quote is escaped, so that text
@@ -63,5 +63,5 @@ def _converter_parts(text: str) -> tuple[str, str] | None:
 
 
 @lru_cache(maxsize=256)
-def _load_schema(schema_text: str) -> Any:
+def load_schema(schema_text: str) -> Any:
     return json_text.loads(schema_text)

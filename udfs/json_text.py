@@ -46,9 +46,14 @@ _WIDE_INTEGER_CHARS = 20
 def loads(text: str | bytes) -> Any:
     """Parse JSON text; NaN, Infinity, out-of-range numbers and unpaired surrogates are rejected,
     integers of any width stay exact, and a fraction a double cannot hold is a `Decimal`."""
-    value = loads_rounded(text)
+    return exactly(text, loads_rounded(text))
+
+
+def exactly(text: str | bytes, rounded: Any) -> Any:
+    """`loads(text)`, given `rounded`, orjson's reading of the text (`loads_rounded(text)`): that
+    reading unless the text holds a number orjson rounds, else the text read again by `json`."""
     if not _may_hold_inexact_number(text.encode() if isinstance(text, str) else text):
-        return value
+        return rounded
     try:
         return json.loads(text, parse_float=_exact_fraction, parse_constant=_reject_constant)
     except RecursionError:

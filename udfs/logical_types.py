@@ -24,7 +24,8 @@ from udfs.reasons import Reason, RecordError
 UNAVAILABLE_VALUE = "__debezium_unavailable_value"
 """Debezium's placeholder for a value it could not read (PostgreSQL TOAST): keep the previous."""
 
-_UNAVAILABLE_BYTES = base64.b64encode(UNAVAILABLE_VALUE.encode()).decode()
+UNAVAILABLE_BYTES = base64.b64encode(UNAVAILABLE_VALUE.encode()).decode()
+"""The placeholder in a bytes column, as JsonConverter writes bytes: base64."""
 
 MAX_DECIMAL_SCALE = 16_383
 """PostgreSQL's widest numeric scale; a wider one is a damaged schema, whose text would not fit
@@ -44,19 +45,19 @@ _CONTAINER_TYPES = frozenset({"struct", "array", "map"})
 
 def is_unavailable(value: Any) -> bool:
     """True for the TOAST placeholder, in its string or its bytes (base64) form."""
-    return value in (UNAVAILABLE_VALUE, _UNAVAILABLE_BYTES)
+    return value in (UNAVAILABLE_VALUE, UNAVAILABLE_BYTES)
 
 
 def decode_struct(value: Mapping[str, Any], schema: Schema | None) -> dict[str, Any]:
     """Decode every field of a struct value by its field schema, keeping the field order."""
     row = dict(value)
-    for name, field_schema in _fields_to_decode(schema).items():
+    for name, field_schema in fields_to_decode(schema).items():
         if name in row:
             row[name] = decode_value(row[name], field_schema, name)
     return row
 
 
-def _memoized_per_schema(function: Callable[[Any], _Result]) -> Callable[[Any], _Result]:
+def memoized_per_schema(function: Callable[[Any], _Result]) -> Callable[[Any], _Result]:
     """Memoize a function of a schema by the schema object's identity.
 
     The converter's schemas are shared objects, one per distinct schema text (`udfs.converter`),
@@ -78,7 +79,7 @@ def _memoized_per_schema(function: Callable[[Any], _Result]) -> Callable[[Any], 
     return memoized
 
 
-@_memoized_per_schema
+@memoized_per_schema
 def struct_field_schemas(schema: Any) -> dict[str, Schema]:
     """A struct schema's field schemas by field name. A schema is metadata the converter writes:
     what is not a list of objects with a `field` name (a hand-made or damaged schema) is left out,
@@ -91,8 +92,8 @@ def struct_field_schemas(schema: Any) -> dict[str, Schema]:
     }
 
 
-@_memoized_per_schema
-def _fields_to_decode(schema: Any) -> dict[str, Schema]:
+@memoized_per_schema
+def fields_to_decode(schema: Any) -> dict[str, Schema]:
     """The field schemas under which `decode_value` may change a value; it keeps all the others."""
     field_schemas = struct_field_schemas(schema)
     return {name: field_schema for name, field_schema in field_schemas.items() if _may_change(field_schema)}

@@ -5,6 +5,7 @@ from collections.abc import Mapping
 from udfs import debezium, flattened, mongodb, qlik, transactions
 from udfs.converter import load_message
 from udfs.events import ParsedRecord, ignored, quarantined
+from udfs.fast_path import parse_common_record
 from udfs.keys import row_key_from_kafka_key
 from udfs.reasons import IgnoreClass, Reason, RecordError
 
@@ -15,7 +16,16 @@ def parse_record(
     """Parse the key and payload text of one Kafka record (format detected per record, docs/message-formats.md).
 
     `topic` names the table of a flattened record that carries no `__table` (udfs.flattened).
+    The common records take a fast path (`udfs.fast_path`) to the same result.
     """
+    common = parse_common_record(key, payload, partition, offset)
+    return common if common is not None else parse_record_generally(key, payload, partition, offset, topic)
+
+
+def parse_record_generally(
+    key: str | None, payload: str | None, partition: int, offset: int, topic: str | None = None
+) -> ParsedRecord:
+    """`parse_record` by its rules alone, without the fast path for the common records."""
     try:
         return _parse(key, payload, partition, offset, topic)
     except RecordError as error:
