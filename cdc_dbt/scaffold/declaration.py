@@ -24,8 +24,13 @@ def models_yaml(mart: Mart, command: str) -> str:
         "# the field of the row JSON a column reads.\n"
     )
     document = {"version": 2, "models": [_current_model(mart), _history_model(mart)]}
-    body: str = yaml.dump(document, Dumper=_IndentedDumper, sort_keys=False, allow_unicode=True, width=110)
-    return header + body
+    return header + dump_yaml(document)
+
+
+def dump_yaml(data: Any) -> str:
+    """YAML as the scaffold writes it: keys in their order, block lists indented under their key."""
+    text: str = yaml.dump(data, Dumper=_IndentedDumper, sort_keys=False, allow_unicode=True, width=110)
+    return text
 
 
 class _IndentedDumper(yaml.SafeDumper):  # type: ignore[misc]  # PyYAML has no type information
@@ -111,7 +116,8 @@ def _row_key_column(model: str) -> dict[str, Any]:
     }
 
 
-def _row_columns(mart: Mart) -> list[dict[str, Any]]:
+def row_columns(mart: Mart) -> list[dict[str, Any]]:
+    """The columns that read the row, as the scaffold writes them (and `--update` adds them)."""
     columns = []
     for column in mart.columns:
         key_words = "; part of the row key" if column.is_key else ""
@@ -139,7 +145,7 @@ def _current_model(mart: Mart) -> dict[str, Any]:
         "columns": [
             _source_db_column(mart),
             _row_key_column("cdc_current"),
-            *_row_columns(mart),
+            *row_columns(mart),
             {
                 "name": "last_op",
                 "data_type": "string",
@@ -173,7 +179,7 @@ def _history_model(mart: Mart) -> dict[str, Any]:
                 "description": "Version number per key, 1, 2, ... in source order.",
                 "rules": _not_null(),
             },
-            *_row_columns(mart),
+            *row_columns(mart),
             {
                 "name": "valid_from",
                 "data_type": "timestamp",
