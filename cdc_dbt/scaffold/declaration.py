@@ -77,6 +77,10 @@ warning, as a table may not have landed yet. On the _current mart: the fields ar
 The project's generic tests are named with its package name: a user's own dbt project that
 installs cdc-dbt as a package finds them only so (and this project too)."""
 
+BEHIND_LANDED_TEST = {"cdc_dbt.typed_mart_behind_landed": {"config": {"severity": "warn"}}}
+"""The other direction: a field landed rows have and the mart does not declare (a column added at
+the source) is said, with `cdc-dbt scaffold --update`; a warning, once per mart (on _current)."""
+
 
 def _not_null() -> dict[str, Any]:
     """A column's rules: never null. A new dict each time: yaml.dump writes a shared one as an alias."""
@@ -141,7 +145,7 @@ def _current_model(mart: Mart) -> dict[str, Any]:
         "name": f"{mart.model_stem}_current",
         "description": f"Typed current state of {_label(mart)}: one row per live row, from cdc_current.",
         "config": _model_config(mart),
-        "data_tests": [FIELDS_LANDED_TEST],
+        "data_tests": [FIELDS_LANDED_TEST, BEHIND_LANDED_TEST],
         "columns": [
             _source_db_column(mart),
             _row_key_column("cdc_current"),

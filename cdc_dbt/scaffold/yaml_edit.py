@@ -98,8 +98,8 @@ def _line_start(text: str, index: int) -> int:
 
 def _insertion(text: str, columns: yaml.SequenceNode, entries: Sequence[dict[str, Any]]) -> tuple[int, int, str]:
     """Where new columns go, and their text: after the last column that reads the row (`meta`
-    with `cdc_field`), before the item that follows it and the comment lines just above that item;
-    at the end of the list when none follows."""
+    with `cdc_field`), before the item that follows it and the comment and blank lines above that
+    item; at the end of the list when none follows."""
     items = columns.value
     reading = [index for index, item in enumerate(items) if _reads_row(item)]
     after = reading[-1] if reading else _first_fixed_after(items)
@@ -112,7 +112,8 @@ def _insertion(text: str, columns: yaml.SequenceNode, entries: Sequence[dict[str
         at = _line_start(text, _dash(text, items[after + 1]))
         while at > 0:
             previous = _line_start(text, at - 1)
-            if not text[previous:at].strip().startswith("#"):
+            stripped = text[previous:at].strip()
+            if stripped and not stripped.startswith("#"):
                 break
             at = previous
     else:
