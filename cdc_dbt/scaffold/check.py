@@ -84,7 +84,7 @@ def keep_up(
         f"{_models(group)}: not compared: nothing of {_table_words(group[0])} has landed"
         for group in _grouped_models(not_landed)
     ]
-    compared = len(marts) - len(not_landed)
+    compared = [mart for mart in marts if mart not in not_landed]
     again = f"cdc-dbt scaffold --update {shell_word(source_table) if source_table else '--all'}"
     if not update:
         findings = _grouped(changes, Change.finding)
@@ -158,8 +158,8 @@ def _table_words(mart: DeclaredModel) -> str:
     return f"{one_line(mart.source_table)} ({one_line(str(mart.connector))})"
 
 
-def _marts_words(marts: Sequence[DeclaredModel], compared: int, source_table: str | None) -> str:
+def _marts_words(marts: Sequence[DeclaredModel], compared: Sequence[DeclaredModel], source_table: str | None) -> str:
     if source_table is not None:
-        return f"The typed marts of {one_line(marts[0].source_table)} ({_models(marts)}) are"
-    tables = len({(mart.source_table, mart.connector) for mart in marts})
-    return f"The typed marts compared ({compared} models of {tables} source tables) are"
+        return f"The typed marts of {one_line(marts[0].source_table)} ({_models(compared)}) are"
+    tables = len({(mart.source_table, mart.connector) for mart in compared})
+    return f"The typed marts compared ({len(compared)} models of {tables} source tables) are"
