@@ -53,7 +53,8 @@ def chosen_marts(settings: Settings, source_table: str | None, connector: str | 
     if connector is not None:
         marts = [mart for mart in marts if mart.connector == connector]
         if not marts:
-            raise CheckError(f"no typed mart of {one_line(str(source_table))} reads connector {connector!r}")
+            of = f"of {one_line(source_table)} " if source_table is not None else ""
+            raise CheckError(f"no typed mart {of}reads connector {one_line(connector)!r}")
     return marts
 
 

@@ -30,7 +30,10 @@ class ModelEdit:
 
 def edit_models_yaml(text: str, edits: Mapping[str, ModelEdit]) -> str:
     """`text` with each model's columns retyped and added to (models by name)."""
-    root = yaml.compose(text)
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError as error:  # two documents in one file, say
+        raise YamlEditError(f"it does not read as one YAML document: {str(error).splitlines()[0]}") from error
     replacements: list[tuple[int, int, str]] = []
     for model_name, edit in edits.items():
         columns = _columns_node(root, model_name)

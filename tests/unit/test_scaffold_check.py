@@ -521,3 +521,24 @@ def test_the_scaffold_writes_the_behind_landed_test_on_the_current_mart(tmp_path
     for path in PACKAGE_PROJECT_DIR.glob("models/marts/examples/**/_*__models.yml"):
         example_current = yaml.safe_load(path.read_text())["models"][0]
         assert {"typed_mart_behind_landed": {"config": {"severity": "warn"}}} in example_current["data_tests"]
+
+
+def test_a_yaml_of_two_documents_is_refused() -> None:
+    with pytest.raises(YamlEditError, match="one YAML document"):
+        edit_models_yaml(HAND_WRITTEN + "---\nversion: 2\n", {"payments_current": ModelEdit({"amount": "bigint"})})
+
+
+def test_new_columns_go_at_the_end_of_a_list_with_no_fixed_column_after_its_row_columns() -> None:
+    text = (
+        "version: 2\nmodels:\n  - name: a\n    columns:\n    - name: x\n      data_type: int\n"
+        "      meta: {cdc_field: x}\n\n# The next model.\n  - name: b\n    columns:\n"
+        "      - name: last_op\n        data_type: string\n"
+    )
+    entry = {"name": "n", "data_type": "bigint", "meta": {"cdc_field": "n"}}
+    edited = edit_models_yaml(text, {"a": ModelEdit({"x": "bigint"}, [entry]), "b": ModelEdit({}, [entry])})
+    assert edited == (
+        "version: 2\nmodels:\n  - name: a\n    columns:\n    - name: x\n      data_type: bigint\n"
+        "      meta: {cdc_field: x}\n    - name: n\n      data_type: bigint\n      meta:\n        cdc_field: n\n"
+        "\n# The next model.\n  - name: b\n    columns:\n      - name: n\n        data_type: bigint\n"
+        "        meta:\n          cdc_field: n\n      - name: last_op\n        data_type: string\n"
+    )
