@@ -15,6 +15,9 @@ usage:
   cdc-dbt scaffold <source_table> [--connector C] [--folder F] [--name N] [--force]
                                    write a typed mart for a landed table under models/marts/, with
                                    types from what landed; starts no Spark (scaffold --help)
+  cdc-dbt scaffold --check | --update <source_table> | --all
+                                   compare typed marts with what landed since (1 when behind), or
+                                   add the new columns and widen the types in their YAML
   cdc-dbt --version | --help
 
 environment (each optional):

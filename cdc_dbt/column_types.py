@@ -9,6 +9,10 @@ event can carry (pure functions: `cdc-dbt scaffold` uses them, and they are test
 A typed mart casts the text the parsing core writes into the row JSON (`try_cast`, or
 `from_json` for nested types), so each mapping names the type whose cast from that text is right:
 see `udfs.logical_types` for how each logical type is written.
+
+4. Keeping a mart up to date (`cdc-dbt scaffold --check` / `--update`): whether a declared type
+   holds what landed, and the type that holds both when it does not (`widen`, `widen_for_seen`):
+   the widening rules, in one place.
 """
 
 import re
@@ -32,6 +36,16 @@ class ColumnType:
 
     data_type: str
     origin: str
+    compare_as: str | None = None
+    """What the landed values are, when `data_type` says less: `decimal(50,2)` for a source decimal
+    wider than Spark's (written `string`). `--check` compares a declared type with this."""
+    stand_in: bool = False
+    """`string` standing in for a type Spark has not (times of day, JSON, UUIDs, bytes, a decimal
+    of no fixed scale): any type the user declared on review holds it, for `--check`."""
+
+    @property
+    def landed_type(self) -> str:
+        return self.compare_as or self.data_type
 
 
 # --- 1. The Debezium JsonConverter schema ---------------------------------------------------
@@ -100,7 +114,15 @@ def debezium_type(schema: Mapping[str, Any]) -> ColumnType | None:
     data_type = _debezium_spark_type(schema)
     if data_type is None:
         return None
-    return ColumnType(data_type, f"{_debezium_type_words(schema)} in the Debezium schema")
+    origin = f"{_debezium_type_words(schema)} in the Debezium schema"
+    name, kind = schema.get("name"), schema.get("type")
+    if name == DECIMAL and data_type == "string":
+        parameters = schema.get("parameters")
+        parameters = parameters if isinstance(parameters, Mapping) else {}
+        wide = _wide_decimal(_int_text(parameters.get("connect.decimal.precision")), _int_text(parameters.get("scale")))
+        return ColumnType(data_type, origin, compare_as=wide, stand_in=wide is None)
+    plain_text = kind == "string" and not name
+    return ColumnType(data_type, origin, stand_in=data_type == "string" and not plain_text)
 
 
 def _debezium_spark_type(schema: Mapping[str, Any]) -> str | None:
@@ -217,7 +239,23 @@ def qlik_type(column: qlik.QlikColumn) -> ColumnType | None:
         words = f"{kind}({column.length})" if column.length and kind in ("STRING", "WSTRING", "BYTES") else kind
     else:
         return None
-    return ColumnType(data_type, f"Qlik {words}")
+    if kind == "NUMERIC" and data_type == "string":
+        wide = _wide_decimal(column.precision, column.scale or 0)
+        return ColumnType(data_type, f"Qlik {words}", compare_as=wide, stand_in=wide is None)
+    return ColumnType(data_type, f"Qlik {words}", stand_in=data_type == "string" and kind not in _QLIK_TEXT)
+
+
+_QLIK_TEXT = ("STRING", "WSTRING", "CLOB", "NCLOB")
+"""Qlik types that are text at the source (the others written `string` stand in for a type)."""
+
+
+def _wide_decimal(precision: int | None, scale: int | None) -> str | None:
+    """`decimal(p,s)` beyond Spark's 38 digits, for comparing (`ColumnType.compare_as`); None when
+    the source says no usable precision and scale."""
+    scale = scale or 0
+    if precision is None or precision <= MAX_DECIMAL_PRECISION or not 0 <= scale <= precision:
+        return None
+    return f"decimal({precision},{scale})"
 
 
 # --- 3. The JSON types seen in the rows -----------------------------------------------------
@@ -378,3 +416,303 @@ def struct_field_name(name: str) -> str:
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         return name
     return "`" + name.replace("`", "``") + "`"
+
+
+# --- 4. Widening: a declared type and what landed --------------------------------------------
+#
+# `cdc-dbt scaffold --check` asks whether a mart's declared type holds every value that landed;
+# `--update` replaces it with the narrowest type holding both, when that is a clean widening:
+# every value the declared type held reads the same in the wider one, as in Delta Lake's type
+# widening. The rules (docs/output-tables.md#keeping-a-typed-mart-up-to-date):
+#
+# - tinyint < smallint < int < bigint;
+# - an integer type and decimal(p,s): decimal(max(p-s, d) + s, s), d the integer type's digits
+#   (3, 5, 10, 19); two decimals: decimal(max(p-s, p'-s') + max(s, s'), max(s, s')); beyond 38
+#   digits no Spark decimal holds both: not clean (`string` would, when asked);
+# - float < double; tinyint and smallint fit a float, int a double exactly (bigint and decimals
+#   do not: not clean);
+# - date < timestamp (a date reads as its midnight, UTC); date < timestamp_ntz;
+# - array<a> and array<b>: array<widen(a, b)>; map values likewise; struct<...>: each member
+#   widened, members that landed and are not declared added (a nested field is a new column);
+# - string holds every value: the row JSON's text of it;
+# - anything else (int and string, boolean and int, bigint and double) is not a widening: said,
+#   and left to the user; `string` only when asked (`to_string`).
+#
+# Nothing ever narrows: a declared type wider than what landed is kept.
+
+_INTEGER_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
+_INTEGERS = tuple(_INTEGER_DIGITS)
+_FLOAT_HOLDS = {"float": ("tinyint", "smallint", "float"), "double": ("tinyint", "smallint", "int", "float", "double")}
+_ALIASES = {
+    "byte": "tinyint",
+    "short": "smallint",
+    "integer": "int",
+    "long": "bigint",
+    "real": "float",
+    "dec": "decimal",
+    "numeric": "decimal",
+    "bool": "boolean",
+}
+_SIMPLE = frozenset(
+    {*_INTEGERS, "float", "double", "boolean", "string", "date", "timestamp", "timestamp_ntz", "binary"}
+)
+
+
+@dataclass(frozen=True)
+class SparkType:
+    """A Spark type as a mart's YAML declares it (`decimal(12,2)`, `struct<a:int,b:array<string>>`)."""
+
+    name: str
+    """`int`, `decimal`, `array`, `map`, `struct`, ...; a type not known here keeps its text (`varchar(10)`)."""
+    precision: int = 0
+    scale: int = 0
+    items: tuple["SparkType", ...] = ()
+    """An array's element type; a map's key and value types."""
+    fields: tuple[tuple[str, "SparkType"], ...] = ()
+    """A struct's members, in order."""
+
+    @property
+    def known(self) -> bool:
+        return self.name in _SIMPLE or self.name in ("decimal", "array", "map", "struct")
+
+    def __str__(self) -> str:
+        if self.name == "decimal":
+            return f"decimal({self.precision},{self.scale})"
+        if self.name == "array":
+            return f"array<{self.items[0]}>"
+        if self.name == "map":
+            return f"map<{self.items[0]},{self.items[1]}>"
+        if self.name == "struct":
+            return "struct<" + ",".join(f"{struct_field_name(n)}:{t}" for n, t in self.fields) + ">"
+        return self.name
+
+
+def parse_type(text: str) -> SparkType | None:
+    """A declared type, as Spark's DDL writes it (any case, spaces allowed); None when it is not one."""
+    parser = _TypeParser(text)
+    try:
+        parsed = parser.type()
+        parser.skip_spaces()
+    except ValueError:
+        return None
+    return parsed if parser.at_end() else None
+
+
+class _TypeParser:
+    def __init__(self, text: str) -> None:
+        self.text, self.at = text, 0
+
+    def at_end(self) -> bool:
+        return self.at == len(self.text)
+
+    def skip_spaces(self) -> None:
+        while not self.at_end() and self.text[self.at].isspace():
+            self.at += 1
+
+    def expect(self, character: str) -> None:
+        self.skip_spaces()
+        if self.text[self.at : self.at + 1] != character:
+            raise ValueError(f"{character!r} expected at {self.at}")
+        self.at += 1
+
+    def peek(self) -> str:
+        self.skip_spaces()
+        return self.text[self.at : self.at + 1]
+
+    def word(self) -> str:
+        self.skip_spaces()
+        match = re.compile(r"[A-Za-z_][A-Za-z0-9_]*").match(self.text, self.at)
+        if match is None:
+            raise ValueError(f"a name expected at {self.at}")
+        self.at = match.end()
+        return match.group()
+
+    def field_name(self) -> str:
+        if self.peek() != "`":
+            return self.word()
+        self.at += 1
+        name = []
+        while True:
+            end = self.text.find("`", self.at)
+            if end < 0:
+                raise ValueError("an unclosed `")
+            name.append(self.text[self.at : end])
+            self.at = end + 1
+            if self.text[self.at : self.at + 1] != "`":
+                return "`".join(name)
+            self.at += 1
+
+    def type(self) -> SparkType:
+        name = self.word().lower()
+        name = _ALIASES.get(name, name)
+        if name in ("array", "map", "struct"):
+            self.expect("<")
+            if name == "array":
+                items: tuple[SparkType, ...] = (self.type(),)
+                self.expect(">")
+                return SparkType("array", items=items)
+            if name == "map":
+                key = self.type()
+                self.expect(",")
+                value = self.type()
+                self.expect(">")
+                return SparkType("map", items=(key, value))
+            fields: list[tuple[str, SparkType]] = []
+            while self.peek() != ">":
+                if fields:
+                    self.expect(",")
+                member = self.field_name()
+                if self.peek() == ":":
+                    self.at += 1
+                fields.append((member, self.type()))
+            self.expect(">")
+            return SparkType("struct", fields=tuple(fields))
+        if self.peek() != "(":
+            return SparkType(name)
+        start = self.at
+        self.expect("(")
+        numbers = [self.number()]
+        while self.peek() == ",":
+            self.at += 1
+            numbers.append(self.number())
+        self.expect(")")
+        if name == "decimal" and len(numbers) <= 2:
+            return SparkType("decimal", numbers[0], numbers[1] if len(numbers) == 2 else 0)
+        return SparkType(name + re.sub(r"\s+", "", self.text[start : self.at]))
+
+    def number(self) -> int:
+        self.skip_spaces()
+        match = re.compile(r"[0-9]+").match(self.text, self.at)
+        if match is None:
+            raise ValueError(f"a number expected at {self.at}")
+        self.at = match.end()
+        return int(match.group())
+
+
+def _decimal(text: SparkType) -> SparkType:
+    """`decimal` without its precision is Spark's decimal(10,0)."""
+    return SparkType("decimal", 10, 0) if text.name == "decimal" and text.precision == 0 else text
+
+
+@dataclass(frozen=True)
+class Widening:
+    """What a declared type becomes for what landed: itself when it holds it already, else the
+    narrowest type holding both; `why`, when there is no clean widening (the type is then kept)."""
+
+    data_type: str
+    why: str | None = None
+
+    @property
+    def clean(self) -> bool:
+        return self.why is None
+
+
+def widen(declared: str, landed: str, *, to_string: bool = False) -> Widening:
+    """The type holding every value of `declared` and of `landed` (the rules above). A declared type
+    not known here (`varchar(10)`) is the user's: kept, as holding what landed."""
+    mine, theirs = parse_type(declared), parse_type(landed)
+    if mine is None or theirs is None or not mine.known or not theirs.known:
+        return Widening(declared)
+    wider, why = _widen(mine, theirs)
+    if wider is None:
+        if to_string:
+            return Widening("string")
+        return Widening(declared, why)
+    return Widening(declared if wider == _decimal(mine) else str(wider))
+
+
+def _widen(mine: SparkType, theirs: SparkType) -> tuple[SparkType | None, str]:
+    """The narrowest type holding both, or None and why there is none."""
+    mine, theirs = _decimal(mine), _decimal(theirs)
+    if mine == theirs or mine.name == "string":
+        return mine, ""
+    names = (mine.name, theirs.name)
+    not_clean = f"{mine} cannot hold {theirs}: not a widening"
+    if mine.name in _INTEGERS and theirs.name in _INTEGERS:
+        return max(mine, theirs, key=lambda t: _INTEGER_DIGITS[t.name]), ""
+    if {*names} <= {*_INTEGERS, "decimal"}:
+        integer_digits = max(_integer_digits(mine), _integer_digits(theirs))
+        scale = max(mine.scale, theirs.scale)
+        if integer_digits + scale > MAX_DECIMAL_PRECISION:
+            return None, f"{mine} and {theirs} need decimal({integer_digits + scale},{scale}), beyond Spark's 38 digits"
+        return SparkType("decimal", integer_digits + scale, scale), ""
+    for wide, narrow in (names, names[::-1]):
+        if wide in _FLOAT_HOLDS and narrow in _FLOAT_HOLDS["double"]:
+            if narrow in _FLOAT_HOLDS[wide]:
+                return SparkType(wide), ""
+            if narrow in _FLOAT_HOLDS["double"]:
+                return SparkType("double"), ""
+        if narrow == "date" and wide in ("timestamp", "timestamp_ntz"):
+            return SparkType(wide), ""
+    if names == ("array", "array"):
+        item, why = _widen(mine.items[0], theirs.items[0])
+        return (SparkType("array", items=(item,)) if item else None), why
+    if names == ("map", "map") and mine.items[0] == theirs.items[0]:
+        value, why = _widen(mine.items[1], theirs.items[1])
+        return (SparkType("map", items=(mine.items[0], value)) if value else None), why
+    if names == ("struct", "struct"):
+        members = dict(mine.fields)
+        for name, member in theirs.fields:
+            wider, why = _widen(members[name], member) if name in members else (member, "")
+            if wider is None:
+                return None, f"member {struct_field_name(name)}: {why}"
+            members[name] = wider
+        return SparkType("struct", fields=tuple(members.items())), ""
+    return None, not_clean
+
+
+def _integer_digits(spark_type: SparkType) -> int:
+    if spark_type.name == "decimal":
+        return spark_type.precision - spark_type.scale
+    return _INTEGER_DIGITS[spark_type.name]
+
+
+def widen_for_seen(declared: str, seen: Seen, *, to_string: bool = False) -> Widening:
+    """`widen` for the JSON values seen in the rows (a table without a schema), by what the values
+    say: an int holds integers that all fit 32 bits, a decimal(p,s) integers of up to p-s digits,
+    and a declared type is kept where the values cannot tell (text only, which a type chosen on
+    review may read; numbers with a fraction, whose digits a decimal may hold)."""
+    mine = parse_type(declared)
+    if mine is None or not mine.known:
+        return Widening(declared)
+    landed = _seen_landed(_decimal(mine), seen)
+    if landed is None:
+        return Widening(declared)
+    return widen(declared, str(landed), to_string=to_string)
+
+
+def _seen_landed(mine: SparkType, seen: Seen) -> SparkType | None:
+    """The type the values seen need, as far as they tell, for comparing with `mine`; None when
+    they cannot tell or `mine` holds them."""
+    if seen.kind == NULL or mine.name == "string":
+        return None
+    if seen.kind == STRING and seen.notes <= {"strings"}:
+        return None
+    if seen.kind in (INT, BIGINT, DECIMAL_SEEN):
+        if mine.name == "decimal":
+            integer_digits = max(mine.precision - mine.scale, seen.integer_digits)
+            scale = max(mine.scale, seen.scale)
+            return SparkType("decimal", integer_digits + scale, scale)
+        if seen.kind != DECIMAL_SEEN:
+            return SparkType("int" if seen.int32 else "bigint")
+    if seen.kind == DOUBLE and mine.name == "decimal":
+        return None
+    if seen.kind == STRUCT and mine.name == "struct":
+        declared = dict(mine.fields)
+        members = []
+        for name, member in seen.fields:
+            if name not in declared:
+                members.append((name, parse_type(seen_spark_type(member)) or SparkType("string")))
+            else:
+                members.append((name, _seen_landed(declared[name], member) or declared[name]))
+        return SparkType("struct", fields=tuple(members))
+    if seen.kind == STRUCT and mine.name == "map":
+        values = [_seen_landed(mine.items[1], member) or mine.items[1] for _, member in seen.fields]
+        value = mine.items[1]
+        for other in values:
+            value = _widen(value, other)[0] or other
+        return SparkType("map", items=(mine.items[0], value))
+    if seen.kind == ARRAY and mine.name == "array":
+        item = _seen_landed(mine.items[0], seen.item or Seen())
+        return SparkType("array", items=(item or mine.items[0],))
+    return parse_type(seen_spark_type(seen))

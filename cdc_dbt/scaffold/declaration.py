@@ -24,8 +24,13 @@ def models_yaml(mart: Mart, command: str) -> str:
         "# the field of the row JSON a column reads.\n"
     )
     document = {"version": 2, "models": [_current_model(mart), _history_model(mart)]}
-    body: str = yaml.dump(document, Dumper=_IndentedDumper, sort_keys=False, allow_unicode=True, width=110)
-    return header + with_options_commented_out(body)
+    return header + with_options_commented_out(dump_yaml(document))
+
+
+def dump_yaml(data: Any) -> str:
+    """YAML as the scaffold writes it: keys in their order, block lists indented under their key."""
+    text: str = yaml.dump(data, Dumper=_IndentedDumper, sort_keys=False, allow_unicode=True, width=110)
+    return text
 
 
 OPTIONS_COMMENTED_OUT = (
@@ -92,6 +97,10 @@ warning, as a table may not have landed yet. On the _current mart: the fields ar
 The project's generic tests are named with its package name: a user's own dbt project that
 installs cdc-dbt as a package finds them only so (and this project too)."""
 
+BEHIND_LANDED_TEST = {"cdc_dbt.typed_mart_behind_landed": {"config": {"severity": "warn"}}}
+"""The other direction: a field landed rows have and the mart does not declare (a column added at
+the source) is said, with `cdc-dbt scaffold --update`; a warning, once per mart (on _current)."""
+
 
 def _not_null() -> dict[str, Any]:
     """A column's rules: never null. A new dict each time: yaml.dump writes a shared one as an alias."""
@@ -131,7 +140,8 @@ def _row_key_column(model: str) -> dict[str, Any]:
     }
 
 
-def _row_columns(mart: Mart) -> list[dict[str, Any]]:
+def row_columns(mart: Mart) -> list[dict[str, Any]]:
+    """The columns that read the row, as the scaffold writes them (and `--update` adds them)."""
     columns = []
     for column in mart.columns:
         key_words = "; part of the row key" if column.is_key else ""
@@ -155,11 +165,11 @@ def _current_model(mart: Mart) -> dict[str, Any]:
         "name": f"{mart.model_stem}_current",
         "description": f"Typed current state of {_label(mart)}: one row per live row, from cdc_current.",
         "config": _model_config(mart),
-        "data_tests": [FIELDS_LANDED_TEST],
+        "data_tests": [FIELDS_LANDED_TEST, BEHIND_LANDED_TEST],
         "columns": [
             _source_db_column(mart),
             _row_key_column("cdc_current"),
-            *_row_columns(mart),
+            *row_columns(mart),
             {
                 "name": "last_op",
                 "data_type": "string",
@@ -193,7 +203,7 @@ def _history_model(mart: Mart) -> dict[str, Any]:
                 "description": "Version number per key, 1, 2, ... in source order.",
                 "rules": _not_null(),
             },
-            *_row_columns(mart),
+            *row_columns(mart),
             {
                 "name": "valid_from",
                 "data_type": "timestamp",

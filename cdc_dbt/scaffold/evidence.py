@@ -8,7 +8,7 @@ bound by the build's rule (`udfs.qlik_binding`, the twin of int_qlik_records_bou
 """
 
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,10 +58,11 @@ class _HeldQlikRecord:
 
 class LandingReader:
     """Reads landed records one by one and keeps the tables they name, with the evidence of the
-    tables whose name matches `wanted` (case-insensitively: the exact one is chosen later)."""
+    tables whose name matches `wanted` (case-insensitively: the exact one is chosen later), one
+    name or several."""
 
-    def __init__(self, wanted: str) -> None:
-        self.wanted = wanted.lower()
+    def __init__(self, wanted: str | Collection[str]) -> None:
+        self.wanted = {name.lower() for name in ([wanted] if isinstance(wanted, str) else wanted)}
         self.tables: dict[TableId, int] = {}
         self.evidence: dict[TableId, TableEvidence] = {}
         self._order = 0
@@ -112,7 +113,7 @@ class LandingReader:
             evidence.qlik_schemas.setdefault(schema.schema_id, (schema, self._order))
 
     def _evidence(self, table_id: TableId) -> TableEvidence | None:
-        if table_id[0].lower() != self.wanted:
+        if table_id[0].lower() not in self.wanted:
             return None
         return self.evidence.setdefault(table_id, TableEvidence(*table_id))
 
@@ -177,7 +178,7 @@ def _observe(evidence: TableEvidence, row: Mapping[str, Any], *, extended: bool)
         evidence.seen[name] = merge_seen(evidence.seen[name], seen) if name in evidence.seen else seen
 
 
-def read_landing(landing_dir: Path, wanted: str) -> LandingReader:
+def read_landing(landing_dir: Path, wanted: str | Collection[str]) -> LandingReader:
     """Every landed file's records, read; a file that cannot be read is skipped, and said."""
     reader = LandingReader(wanted)
     for path in landed_files(landing_dir):

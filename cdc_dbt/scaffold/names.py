@@ -3,6 +3,7 @@ typed mart has), a source table's namespace and table, and text from the data on
 
 import re
 from collections.abc import Iterable
+from pathlib import Path
 
 FIXED_CURRENT_COLUMNS = ("source_db", "row_key", "last_op", "last_changed_ts")
 FIXED_HISTORY_COLUMNS = ("source_db", "row_key", "version", "valid_from", "valid_to", "is_current", "ended_by")
@@ -44,3 +45,16 @@ def split_source_table(source_table: str) -> tuple[str | None, str]:
 def one_line(text: str) -> str:
     """Text from the data (a table or field name may hold any character) on one printable line."""
     return "".join(character if character.isprintable() else repr(character)[1:-1] for character in text)
+
+
+def shell_word(text: str) -> str:
+    """Text as one word of a shell command line, quoted when it needs to be."""
+    return text if re.fullmatch(r"[A-Za-z0-9_.\-/]+", text) else "'" + text.replace("'", "'\\''") + "'"
+
+
+def shown_path(path: Path) -> str:
+    """A path as the user typed theirs: relative to the current folder when under it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

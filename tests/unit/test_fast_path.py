@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from cdc_dbt.generator import generate, write_other_sources
+from generator import generate, write_other_sources
 from tests.corpus import corpus_dir
 from udfs.fast_path import parse_common_record
 from udfs.landing import LandedRecord, parse_common_kcat_line, parse_kcat_line, parse_kcat_line_generally
