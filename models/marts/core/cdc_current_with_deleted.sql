@@ -1,6 +1,12 @@
--- Every key's last version, deleted keys included (soft deletes): a live key as cdc_current holds
--- it, a deleted or truncated one with the values it had and when and how it went.
+-- Every key's last row, deleted keys included (soft deletes): the live rows are cdc_current's,
+-- a deleted or truncated key's is its last version in cdc_history, with when and how it went.
 with
+
+current_rows as (
+
+    select * from {{ ref('cdc_current') }}
+
+),
 
 history as (
 
@@ -19,6 +25,13 @@ last_versions as (
 
 ),
 
+deleted_rows as (
+
+    select * from last_versions
+    where version_from_last = 1 and not is_current
+
+),
+
 final as (
 
     select
@@ -27,13 +40,25 @@ final as (
         row_key,
         row,
         op,
-        valid_from as source_ts,
-        not is_current as is_deleted,
-        if(is_current, null, valid_to) as deleted_ts,
-        if(is_current, null, ended_by) as deleted_by,
+        source_ts,
+        false as is_deleted,
+        cast(null as timestamp) as deleted_ts,
+        cast(null as string) as deleted_by,
         version
-    from last_versions
-    where version_from_last = 1
+    from current_rows
+    union all
+    select
+        source_db,
+        source_table,
+        row_key,
+        row,
+        op,
+        valid_from as source_ts,
+        true as is_deleted,
+        valid_to as deleted_ts,
+        ended_by as deleted_by,
+        version
+    from deleted_rows
 
 )
 
