@@ -46,7 +46,7 @@
 {#- The declared columns whose changes make a new version, when an option names them; else none
     (every version of cdc_history is one of the mart). #}
 {% macro _tracked_columns(columns) %}
-    {%- set meta = config.get('meta') or {} if execute else {} %}
+    {%- set meta = (config.get('meta') or {}) if execute else {} %}
     {%- set tracked = meta.get('cdc_track_history_columns') %}
     {%- set untracked = meta.get('cdc_track_history_except_columns') %}
     {%- if tracked is not none and untracked is not none %}

@@ -24,7 +24,7 @@ marker_records as (
 
 ),
 
-{#-
+{#
     Debezium's PostgreSQL connector names a transaction `txId:LSN` with the LSN it had just read:
     the BEGIN carries the LSN where the transaction began, each event its own, the END the one
     where it committed. Each of them belongs to the newest BEGIN of its txId at or before its LSN
@@ -54,7 +54,7 @@ transaction_ids as (
     inner join postgres_ids as begins
         on
             carried.postgres_tx_id = begins.postgres_tx_id
-            and begins.postgres_lsn <= carried.postgres_lsn
+            and carried.postgres_lsn >= begins.postgres_lsn
     where begins.transaction_status = 'BEGIN' and carried.transaction_status is distinct from 'BEGIN'
     group by carried.transaction_id
 
