@@ -48,13 +48,16 @@ SMALL_INPUT_SPARK_CONF = {
     "spark.ui.retainedJobs": "50",
     "spark.ui.retainedStages": "50",
     "spark.sql.ui.retainedExecutions": "20",
-    # A test's JVM lives minutes and runs each query on a few rows: the C2 compiler's optimised
-    # code never pays back what compiling it costs (a cold demo build spent ~47 of its ~150
+    # The `cdc-dbt` JVMs a test starts live a build or two: the C2 compiler's optimised code
+    # never pays back what compiling it costs (a cold demo build spent ~47 of its ~150
     # CPU-seconds in C2, JFR's ThreadCPULoad). C1 alone: the build in ~0.65x the CPU time.
-    # Its compiled code outgrows the default code cache, which then stops compiling.
+    # Its compiled code outgrows the default code cache, which then stops compiling. The
+    # suite's own session, which runs every in-process build, keeps C2 (SUITE_SESSION_JVM).
     "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m",
     "spark.executor.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m",
 }
+SUITE_SESSION_JVM = {"spark.driver.defaultJavaOptions": "-XX:ReservedCodeCacheSize=512m"}
+"""The suite's session lives the whole run (over 40 builds): C2's code pays back there."""
 DBT_THREADS = 4
 """Independent models and data tests run concurrently on the one SparkSession: while one query
 waits on the metastore or its tasks, another is planned."""
@@ -257,7 +260,7 @@ def session_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
 @pytest.fixture(scope="session")
 def spark(session_settings: Settings) -> Iterator[SparkSession]:
     """With Spark's Kafka source, as `cdc-dbt land` starts it, for the tests that land from a broker."""
-    session = build_session(session_settings, kafka_source=True)
+    session = build_session(session_settings, SUITE_SESSION_JVM, kafka_source=True)
     yield session
     session.stop()
 
