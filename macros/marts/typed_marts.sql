@@ -33,7 +33,7 @@
     {%- set source_table, connector, columns = cdc_dbt._declared_typed_mart() %}
     {%- if execute and (config.get('meta') or {}).get('cdc_keep_deleted') %}
         {{- cdc_dbt._require_declared(['is_deleted', 'deleted_ts'], 'cdc_keep_deleted') }}
-        {{- return(cdc_dbt.typed_current_with_deleted(source_table, connector, columns)) }}
+        {{- return(cdc_dbt.typed_current(source_table, connector, columns, keep_deleted=true)) }}
     {%- endif %}
     {{- return(cdc_dbt.typed_current(source_table, connector, columns)) }}
 {% endmacro %}
@@ -112,13 +112,13 @@
     {{- return(columns) -}}
 {% endmacro %}
 
-{% macro typed_current(source_table, connector, columns) %}
+{% macro typed_current(source_table, connector, columns, keep_deleted=false) %}
 with
 
 current_rows as (
 
     select current_rows.*
-    from {{ ref('cdc_current') }} as current_rows
+    from {{ ref('cdc_current_with_deleted') if keep_deleted else ref('cdc_current') }} as current_rows
     {{ cdc_dbt._of_connector('current_rows', source_table, connector) }}
 
 ),
@@ -129,7 +129,9 @@ parsed as (
         source_db,
         row_key,
         op,
-        source_ts,
+        source_ts,{% if keep_deleted %}
+        is_deleted,
+        deleted_ts,{% endif %}
         from_json(row, {{ cdc_dbt.cdc_string_literal(cdc_dbt._row_struct_type(columns)) }}) as row_values
     from current_rows
 
@@ -142,49 +144,9 @@ final as (
         row_key,
         {{ cdc_dbt._typed_row_columns('row_values', columns) }},
         op as last_op,
-        source_ts as last_changed_ts
-    from parsed
-
-)
-
-select * from final
-{% endmacro %}
-
-{% macro typed_current_with_deleted(source_table, connector, columns) %}
-with
-
-last_rows as (
-
-    select last_rows.*
-    from {{ ref('cdc_current_with_deleted') }} as last_rows
-    {{ cdc_dbt._of_connector('last_rows', source_table, connector) }}
-
-),
-
-parsed as (
-
-    select
-        source_db,
-        row_key,
-        op,
-        source_ts,
+        source_ts as last_changed_ts{% if keep_deleted %},
         is_deleted,
-        deleted_ts,
-        from_json(row, {{ cdc_dbt.cdc_string_literal(cdc_dbt._row_struct_type(columns)) }}) as row_values
-    from last_rows
-
-),
-
-final as (
-
-    select
-        source_db,
-        row_key,
-        {{ cdc_dbt._typed_row_columns('row_values', columns) }},
-        op as last_op,
-        source_ts as last_changed_ts,
-        is_deleted,
-        deleted_ts
+        deleted_ts{% endif %}
     from parsed
 
 )
