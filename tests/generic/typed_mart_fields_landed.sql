@@ -7,33 +7,11 @@
 #}
 {% test typed_mart_fields_landed(model) %}
 
-{#- The graph is empty at parse time: only the refs below matter then. -#}
-{%- set marts = (graph.nodes.values() | selectattr('resource_type', 'equalto', 'model')
-    | selectattr('alias', 'equalto', model.identifier) | list) if execute else [] -%}
-{%- if execute and marts | length != 1 -%}
-    {{ exceptions.raise_compiler_error('typed_mart_fields_landed: no single model for ' ~ model) }}
-{%- endif -%}
-{%- set mart = marts[0] if marts else {'name': '', 'columns': {}, 'config': {'meta': {}}} -%}
-{%- set meta = mart.config.meta or {} -%}
-{%- set fields = cdc_dbt._declared_row_columns(mart.columns, mart.name) | map(attribute='source') | list -%}
+{%- set mart = cdc_dbt._typed_mart_of_test(model, 'typed_mart_fields_landed') -%}
 
 with
 
-declared_fields as (
-
-    select explode(array(
-        {%- for field in fields %}{{ cdc_dbt.cdc_string_literal(field) }}{{ ', ' if not loop.last }}{% endfor -%}
-    )) as field_name
-
-),
-
-landed_fields as (
-
-    select distinct schema_drift.column_name as field_name
-    from {{ ref('cdc_schema_drift') }} as schema_drift
-    {{ cdc_dbt._of_connector('schema_drift', meta.get('cdc_source_table', ''), meta.get('cdc_connector', '')) }}
-
-)
+{{ cdc_dbt._declared_and_landed_fields(mart) }}
 
 select declared_fields.field_name
 from declared_fields
