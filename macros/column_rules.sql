@@ -1,5 +1,5 @@
 {#
-    The rules of the `column_rules` test (tests/generic/column_rules.sql), each as its column, its
+    The rules of the `column_rules` test (macros/generic_tests/column_rules.sql), each as its column, its
     name as a failure shows it, and `failing_rows`, the aggregate counting the rows that break it:
     the rules of `columns`, then the grain's when `grain` is given. One clear compiler error for a
     malformed entry.
