@@ -332,9 +332,15 @@ def test_every_source_is_read(manifest: Any) -> None:
     assert waived("unused_sources", "source") - unused == set(), "waivers no source needs"
 
 
+TIMESTAMP_SPELLINGS = ("_at", "_time", "_timestamp")
+"""How a timestamp's name ends elsewhere; here it ends in `_ts`."""
+
+
 def test_timestamps_end_in_ts(manifest: Any) -> None:
-    """STYLE: a timestamp column's name ends in `_ts`; never `_at`. `valid_from` and `valid_to`
-    are SPEC's; a typed mart's column read from the row (`meta.cdc_field`) keeps the source's name."""
+    """STYLE: a timestamp column's name ends in `_ts` (a typed one, or one named as timestamps
+    are elsewhere). `valid_from` and `valid_to` are SPEC's; a typed mart's column read from the
+    row (`meta.cdc_field`) keeps the source's name, and a landed file's columns (Kafka's
+    `timestamp`) their format's."""
     wrong = set()
     for node in [*own_nodes(manifest, "model"), *(s for s in manifest.sources.values() if s.package_name == PROJECT)]:
         for column in node.columns.values():
@@ -342,7 +348,7 @@ def test_timestamps_end_in_ts(manifest: Any) -> None:
             if "cdc_field" in meta or column.name in ("valid_from", "valid_to"):
                 continue
             is_timestamp = (column.data_type or "").lower().startswith("timestamp")
-            if column.name.endswith("_at") or (is_timestamp and not column.name.endswith("_ts")):
+            if column.name.endswith(TIMESTAMP_SPELLINGS) or (is_timestamp and not column.name.endswith("_ts")):
                 wrong.add(column.name)
     assert wrong - waived("timestamps_not_ending_in_ts", "column") == set()
     assert waived("timestamps_not_ending_in_ts", "column") - wrong == set(), "waivers no column needs"
