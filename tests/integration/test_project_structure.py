@@ -334,21 +334,42 @@ def test_every_source_is_read(manifest: Any) -> None:
 
 TIMESTAMP_SPELLINGS = ("_at", "_time", "_timestamp")
 """How a timestamp's name ends elsewhere; here it ends in `_ts`."""
+LANDED_FORMAT_COLUMNS = {"timestampType"}
+"""Columns of a landed file, named by its format (Spark's Kafka source writes the Parquet)."""
 
 
-def test_timestamps_end_in_ts(manifest: Any) -> None:
-    """STYLE: a timestamp column's name ends in `_ts` (a typed one, or one named as timestamps
-    are elsewhere). `valid_from` and `valid_to` are SPEC's; a typed mart's column read from the
-    row (`meta.cdc_field`) keeps the source's name, and a landed file's columns (Kafka's
-    `timestamp`) their format's."""
-    wrong = set()
+def named_columns(manifest: Any) -> Iterator[tuple[str, Any]]:
+    """(model or source, column) of every column this project names: a typed mart's column read
+    from the row (`meta.cdc_field`) keeps the source's name, and `valid_from` and `valid_to` are SPEC's."""
     for node in [*own_nodes(manifest, "model"), *(s for s in manifest.sources.values() if s.package_name == PROJECT)]:
         for column in node.columns.values():
             meta = {**(column.meta or {}), **((column.config.meta if column.config else None) or {})}
-            if "cdc_field" in meta or column.name in ("valid_from", "valid_to"):
-                continue
-            is_timestamp = (column.data_type or "").lower().startswith("timestamp")
-            if column.name.endswith(TIMESTAMP_SPELLINGS) or (is_timestamp and not column.name.endswith("_ts")):
-                wrong.add(column.name)
+            if "cdc_field" not in meta and column.name not in ("valid_from", "valid_to", *LANDED_FORMAT_COLUMNS):
+                yield node.name, column
+
+
+def test_column_names_are_snake_case_with_is_booleans(manifest: Any) -> None:
+    """STYLE: `snake_case`; a boolean starts with `is_` or `has_` (where the YAML types it)."""
+    wrong = [
+        f"{node}.{column.name}"
+        for node, column in named_columns(manifest)
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", column.name)
+    ]
+    wrong += [
+        f"{node}.{column.name}"
+        for node, column in named_columns(manifest)
+        if (column.data_type or "").lower() == "boolean" and not column.name.startswith(("is_", "has_"))
+    ]
+    assert wrong == []
+
+
+def test_timestamps_end_in_ts(manifest: Any) -> None:
+    """STYLE: a timestamp column's name ends in `_ts`: a typed one, and one named as timestamps are
+    elsewhere."""
+    wrong = set()
+    for _, column in named_columns(manifest):
+        is_timestamp = (column.data_type or "").lower().startswith("timestamp")
+        if column.name.endswith(TIMESTAMP_SPELLINGS) or (is_timestamp and not column.name.endswith("_ts")):
+            wrong.add(column.name)
     assert wrong - waived("timestamps_not_ending_in_ts", "column") == set()
     assert waived("timestamps_not_ending_in_ts", "column") - wrong == set(), "waivers no column needs"
