@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 DBT_PROJECT_FILES = ("dbt_project.yml", "profiles.yml")
-DBT_PROJECT_FOLDERS = ("models", "macros", "tests/generic", "tests/singular", "tests/fixtures")
+DBT_PROJECT_FOLDERS = ("models", "macros", "tests/singular", "tests/fixtures")
 
 
 def copy_dbt_project(source: Path, folder: Path) -> Path:

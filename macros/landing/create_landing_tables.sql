@@ -36,7 +36,7 @@
         ) %}
         {% do run_query(
             'create or replace view ' ~ schema ~ '.`landed_record_times` as'
-            ~ " select timestamp_millis(try_cast(get_json_object(value, '$.ts') as bigint)) as kafka_timestamp"
+            ~ " select timestamp_millis(try_cast(get_json_object(value, '$.ts') as bigint)) as kafka_ts"
             ~ ' from ' ~ schema ~ '.`kcat_json_lines`'
             ~ ' union all select `timestamp` from ' ~ schema ~ '.`kafka_parquet_records`'
         ) %}

@@ -12,7 +12,7 @@
     ) -%}
     {%- set definition = local_md5(get_create_view_as_sql(target_relation, sql)) -%}
     {%- if old_relation is not none and old_relation.is_view and not should_full_refresh()
-            and cdc_dbt.cdc_view_definition(old_relation) == definition -%}
+            and cdc_dbt._view_definition(old_relation) == definition -%}
         {{ run_hooks(pre_hooks) }}
         {%- call noop_statement('main', 'OK (unchanged)', 'OK') -%}{%- endcall -%}
         {{ run_hooks(post_hooks) }}
@@ -26,7 +26,7 @@
 {%- endmaterialization %}
 
 {#- The fingerprint a view was created with (see above), or none. -#}
-{% macro cdc_view_definition(relation) %}
+{% macro _view_definition(relation) %}
     {%- set properties = run_query('show tblproperties ' ~ relation) -%}
     {%- for row in properties.rows if row[0] == 'cdc_dbt.definition' -%}
         {{- return(row[1]) -}}

@@ -6,14 +6,14 @@
     - The same event delivered twice (same key, source position and op) is kept once.
     - Columns an event does not know (TOAST's __debezium_unavailable_value) keep the previous
       value, and a MongoDB patch (1.x `patch`, 2.x `updateDescription`) changes only what it
-      names: a fold over the key's events in source order (cdc_events_with_resolved_rows,
-      macros/parsing/resolved_rows.sql), run only for the keys that need it.
+      names: a fold over the key's events in source order
+      (macros/parsing/cdc_events_with_resolved_rows.sql), run only for the keys that need it.
 
     Incremental (macros/incremental/): a build recomputes the keys with changes parsed since the
     newest generation, from all their events, and merges their rows (Delta), or writes them as a
     new generation whose rows readers take over older ones (Parquet, merge-on-read). New
     tombstones can need every key recomputed instead (tombstone policy,
-    macros/policies/tombstone_policy.sql).
+    macros/policies/tombstones_recompute_every_key.sql).
 #}
 
 {{ config(**cdc_row_state_config(row_identity=['source_db', 'source_table', 'row_key', 'source_position', 'op'])) }}

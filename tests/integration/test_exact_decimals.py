@@ -5,7 +5,7 @@ number: a DECIMAL(40, 3) is `123456789876543212345678987654321.110`, which a dou
 1.2345678987654322E+32. The parsing core keeps its digits (`udfs.json_text`, `udfs.logical_types`);
 here a build over such records shows that the row JSON of `cdc_current` casts exactly, read both
 ways a consumer reads it: `get_json_object` then `cast`, and the typed marts' `from_json` with
-every scalar as text then `try_cast` (macros/marts/typed_marts.sql).
+every scalar as text then `try_cast` (macros/marts/cdc_typed_current.sql).
 
 The payloads are written as text, never through Python's json (which would read the numbers as
 doubles before they land).

@@ -93,10 +93,10 @@ def test_names_from_data_stay_text_and_collisions_are_reported(hostile_build: Bu
     assert by_table["we'ird `schema`.tab.le ü"]["source_db"] == "shop`; drop table cdc.cdc_current; --"
     assert json.loads(by_table["public.odd keys"]["row"]) == {"ï d`": 3, "v": 1}
     drift = hostile_build.rows(
-        "select column_name, column_identifier, identifier_collides from `{schema}`.cdc_schema_drift"
+        "select column_name, column_identifier, has_identifier_collision from `{schema}`.cdc_schema_drift"
         " where source_table = 'we''ird `schema`.tab.le ü'"
     )
-    assert {row["column_name"]: (row["column_identifier"], row["identifier_collides"]) for row in drift} == {
+    assert {row["column_name"]: (row["column_identifier"], row["has_identifier_collision"]) for row in drift} == {
         "id": ("id", False),
         "na me": ("na_me", True),
         "na-me": ("na_me", True),

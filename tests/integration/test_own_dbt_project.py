@@ -99,7 +99,9 @@ def test_the_installed_wheel_finds_its_own_dbt_project(tmp_path: Path) -> None:
     )
     assert installed.returncode == 0, installed.stderr
     bundled = install_dir / "cdc_dbt" / "dbt_project"
-    assert (bundled / "dbt_project.yml").is_file() and (bundled / "macros" / "marts" / "typed_marts.sql").is_file()
+    assert (bundled / "dbt_project.yml").is_file()
+    assert (bundled / "macros" / "marts" / "cdc_typed_current.sql").is_file()
+    assert (bundled / "macros" / "generic_tests" / "column_rules.sql").is_file()
     files_installed = sorted(bundled.rglob("*"))
 
     # The installed copy, not this checkout: its folder comes first on the path.

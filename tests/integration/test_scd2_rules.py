@@ -1,4 +1,4 @@
-"""The SCD2 rules per key (`tests/generic/scd2_*.sql`) with `generation_column`: they check the rows
+"""The SCD2 rules per key (`macros/generic_tests/scd2_*.sql`) with `generation_column`: they check the rows
 of the newest generation, the keys the last build recomputed, and leave superseded rows alone.
 
 A copy of the project adds three small models of versions in two generations and builds them:

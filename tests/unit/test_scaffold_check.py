@@ -515,7 +515,7 @@ def test_the_scaffold_writes_the_behind_landed_test_on_the_current_mart(tmp_path
     current, history = scaffold_models(tmp_path, "inventory.customers", landing_dir=DEMO_LANDING)
     assert {"cdc_dbt.typed_mart_behind_landed": {"config": {"severity": "warn"}}} in current["data_tests"]
     assert all("cdc_dbt.typed_mart_behind_landed" not in test for test in history["data_tests"])
-    generic = (PACKAGE_PROJECT_DIR / "tests" / "generic" / "typed_mart_behind_landed.sql").read_text()
+    generic = (PACKAGE_PROJECT_DIR / "macros" / "generic_tests" / "typed_mart_behind_landed.sql").read_text()
     assert "{% test typed_mart_behind_landed(model) %}" in generic
     assert "cdc-dbt scaffold --update" in generic
     for path in PACKAGE_PROJECT_DIR.glob("models/marts/examples/**/_*__models.yml"):

@@ -1,6 +1,6 @@
 -- The current versions of int_row_events_versioned: on Delta a table into which each
 -- build merges the keys it recomputed, deleting those left with no current version; on Parquet a
--- view of each key's newest generation (macros/incremental/table_formats.sql).
+-- view of each key's newest generation (macros/incremental/cdc_core_table_config.sql).
 {{ config(**cdc_core_table_config(
     row_identity=['source_db', 'source_table', 'row_key'],
     delete_condition='DBT_INTERNAL_SOURCE.row is null',

@@ -1,6 +1,6 @@
 -- One row per version, from int_row_events_versioned: on Delta a table into which
 -- each build merges the versions of the keys it recomputed; on Parquet a view of each key's
--- newest generation (macros/incremental/table_formats.sql).
+-- newest generation (macros/incremental/cdc_core_table_config.sql).
 {{ config(**cdc_core_table_config(row_identity=['source_db', 'source_table', 'row_key', 'source_position', 'op'])) }}
 
 with

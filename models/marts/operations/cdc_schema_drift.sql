@@ -89,7 +89,7 @@ identifier_collisions as (
         *,
         count(*) over (
             partition by source_db, source_table, column_identifier
-        ) > 1 as identifier_collides
+        ) > 1 as has_identifier_collision
     from column_identifiers
 
 ),
@@ -145,7 +145,7 @@ final as (
         columns_seen.column_last_seen_ts < tables.table_last_seen_ts as is_column_removed,
         columns_seen.column_last_seen_ts,
         columns_seen.column_identifier,
-        columns_seen.identifier_collides
+        columns_seen.has_identifier_collision
     from ranked_types
     inner join identifier_collisions as columns_seen
         on

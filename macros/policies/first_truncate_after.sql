@@ -5,9 +5,7 @@
     still cuts the versions it should. Returns, for every version, the first truncate (a parsed
     change with op `t`) of its table after it.
 
-    Incrementally, a truncate can end a version of any key of its table, so a build recomputes
-    every key of a table truncated since the generation it adds to
-    (`keys_of_tables_truncated_since`).
+    Incrementally, a truncate's table has every key recomputed (keys_of_tables_truncated_since.sql).
 #}
 {% macro first_truncate_after(versions, parsed_records) %}
     {{ return(adapter.dispatch('first_truncate_after', 'cdc_dbt')(versions, parsed_records)) }}
@@ -33,29 +31,4 @@
             and version.source_table = truncate.source_table
             and truncate.source_position > version.source_position
     group by version.version_id
-{% endmacro %}
-
-{% macro keys_of_tables_truncated_since(events, parsed_records, generation_built_on) %}
-    {{ return(adapter.dispatch('keys_of_tables_truncated_since', 'cdc_dbt')(events, parsed_records, generation_built_on)) }}
-{% endmacro %}
-
-{% macro default__keys_of_tables_truncated_since(events, parsed_records, generation_built_on) %}
-    select
-        {{ events }}.source_db,
-        {{ events }}.source_table,
-        {{ events }}.row_key
-    from {{ events }}
-    inner join (
-        select distinct
-            source_db,
-            source_table
-        from {{ parsed_records }}
-        where
-            outcome = 'change'
-            and op = 't'
-            and {{ cdc_dbt.cdc_parsed_since(generation_built_on) }}
-    ) as tables_truncated
-        on
-            {{ events }}.source_db <=> tables_truncated.source_db
-            and {{ events }}.source_table = tables_truncated.source_table
 {% endmacro %}

@@ -1,10 +1,57 @@
 {#
-    The rules of the `column_rules` test (tests/generic/column_rules.sql), each as its column, its
-    name as a failure shows it, and `failing_rows`, the aggregate counting the rows that break it:
-    the rules of `columns`, then the grain's when `grain` is given. One clear compiler error for a
-    malformed entry.
+    Every column rule of a model in one query: `not_null` (always, or where a condition holds) and
+    `accepted_values`, the checks of dbt's tests of those names, declared per column under
+    `columns`. One aggregate over the model counts the rows breaking each rule, so a model is read
+    once however many rules it has: on Spark, a query on a view plans and computes the view again,
+    and that fixed cost, not the rows, was most of a build's time with one test per rule.
+
+    As in dbt's own tests, `accepted_values` lets nulls through (a `not_null` rule says whether they
+    are allowed) and compares the column with each value as a string literal.
+
+    With `grain` (and `grain_where`), the same query checks the model's grain too, as
+    `unique_combination_of_columns` (with `config: where:`) would in a query of its own.
 #}
-{% macro cdc_column_rule_list(columns, grain=none, grain_where=none) %}
+{% test column_rules(model, columns, grain=none, grain_where=none) %}
+
+{%- set rules = cdc_dbt._column_rule_list(columns, grain, grain_where) %}
+
+with
+
+rule_counts as (
+
+    select
+        {%- for rule in rules %}
+        {{ rule.failing_rows }} as rule_{{ loop.index }}{{ ',' if not loop.last }}
+        {%- endfor %}
+    from {{ model }}
+
+),
+
+rule_results as (
+
+    select
+        stack(
+            {{ rules | length }},
+            {%- for rule in rules %}
+            {{ cdc_dbt.cdc_string_literal(rule.column) }}, {{ cdc_dbt.cdc_string_literal(rule.name) }}, rule_{{ loop.index }}
+            {{- ',' if not loop.last }}
+            {%- endfor %}
+        ) as (column_name, rule, failing_rows)
+    from rule_counts
+
+)
+
+select * from rule_results
+where failing_rows > 0
+
+{% endtest %}
+
+{#
+    The rules of the test above, each as its column, its name as a failure shows it, and
+    `failing_rows`, the aggregate counting the rows that break it: the rules of `columns`, then the
+    grain's when `grain` is given. One clear compiler error for a malformed entry.
+#}
+{% macro _column_rule_list(columns, grain=none, grain_where=none) %}
     {%- if columns is not mapping or (columns | length) == 0 -%}
         {{ exceptions.raise_compiler_error(
             "column_rules: `columns` must map each column name to its rules, got " ~ tojson(columns)
@@ -59,7 +106,7 @@
         {%- endif -%}
     {%- endfor -%}
     {%- if grain is not none -%}
-        {%- do rules.append(cdc_dbt.cdc_grain_rule(grain, grain_where)) -%}
+        {%- do rules.append(cdc_dbt._grain_rule(grain, grain_where)) -%}
     {%- elif grain_where is not none -%}
         {{ exceptions.raise_compiler_error("column_rules: `grain_where` needs a `grain`") }}
     {%- endif -%}
@@ -72,7 +119,7 @@
     `unique_combination_of_columns` treats them so too). Its failing rows are the rows beyond the
     first of each combination.
 #}
-{% macro cdc_grain_rule(grain, grain_where=none) %}
+{% macro _grain_rule(grain, grain_where=none) %}
     {%- set column_list = cdc_dbt.cdc_quoted_column_list('column_rules', 'grain', grain) -%}
     {%- if grain_where is none -%}
         {%- set rows, combination, name = 'count(*)', 'struct(' ~ column_list ~ ')', 'unique combination' -%}

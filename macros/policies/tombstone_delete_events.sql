@@ -11,10 +11,7 @@
     after that change (position + '~', and '~' sorts after every character a position holds). A
     tombstone with no such change deletes nothing and stays counted as ignored.
 
-    Incrementally, a build recomputes the keys with new changes, and a tombstone is no change:
-    its key is found only through the change before it, which an older build may have parsed. So
-    while tombstones are deletes, a build that parsed new ones recomputes every key
-    (`tombstones_recompute_every_key`).
+    Incrementally, such a tombstone needs every key recomputed (tombstones_recompute_every_key.sql).
 #}
 {% macro tombstone_delete_events(parsed_records, row_changes) %}
     {{ return(adapter.dispatch('tombstone_delete_events', 'cdc_dbt')(parsed_records, row_changes)) }}
@@ -61,15 +58,4 @@
     from {{ row_changes }}
     where false
     {%- endif %}
-{% endmacro %}
-
-{% macro tombstones_recompute_every_key(parsed_records, generation_built_on) %}
-    {{ return(adapter.dispatch('tombstones_recompute_every_key', 'cdc_dbt')(parsed_records, generation_built_on)) }}
-{% endmacro %}
-
-{% macro default__tombstones_recompute_every_key(parsed_records, generation_built_on) %}
-    {%- if generation_built_on is none or not var('treat_tombstones_as_deletes', false) %}
-        {{- return(false) -}}
-    {%- endif %}
-    {{- return(cdc_dbt.cdc_any_parsed_since(parsed_records, "ignore_class = 'tombstone'", generation_built_on)) -}}
 {% endmacro %}

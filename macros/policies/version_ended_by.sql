@@ -17,24 +17,3 @@
         when {{ next_op }} is not null then 'u'
     end
 {% endmacro %}
-
-{% macro version_valid_to(next_position, next_starts_at, truncate_position, truncate_ts, starts_at) %}
-    {{ return(adapter.dispatch('version_valid_to', 'cdc_dbt')(
-        next_position, next_starts_at, truncate_position, truncate_ts, starts_at
-    )) }}
-{% endmacro %}
-
-{% macro default__version_valid_to(next_position, next_starts_at, truncate_position, truncate_ts, starts_at) %}
-    case
-        -- A truncate's time, kept between the version's start and the next version's: a
-        -- version never ends before it starts nor after its successor starts.
-        when {{ cdc_dbt._truncate_comes_first(next_position, truncate_position) }}
-            then greatest({{ starts_at }}, least({{ truncate_ts }}, {{ next_starts_at }}))
-        else {{ next_starts_at }}
-    end
-{% endmacro %}
-
-{% macro _truncate_comes_first(next_position, truncate_position) %}
-    ({{ truncate_position }} is not null
-        and ({{ next_position }} is null or {{ truncate_position }} < {{ next_position }}))
-{% endmacro %}

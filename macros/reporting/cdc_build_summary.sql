@@ -10,7 +10,7 @@
             | selectattr('status', 'equalto', 'success') | list) %}
         {{- return('') -}}
     {%- endif %}
-    {%- set records_parsed = cdc_dbt.cdc_model_relation('int_records_parsed') %}
+    {%- set records_parsed = cdc_dbt._model_relation('int_records_parsed') %}
     {%- set outcomes = run_query(
         'select outcome, coalesce(reason, ignore_class) as reason, count(*) as records,'
         ~ ' count(distinct struct(source_db, source_table)) as tables'
@@ -40,14 +40,14 @@
         {#- dbt prints the tag on its own warnings, not on a macro's. #}
         {%- do exceptions.warn(
             '[WARNING]: cdc-dbt: this build quarantined ' ~ by_outcome['quarantine'] ~ ' records (' ~ quarantined | join(', ')
-            ~ '): see ' ~ cdc_dbt.cdc_model_relation('cdc_quarantine') ~ ' for each one, its reason and its text.'
+            ~ '): see ' ~ cdc_dbt._model_relation('cdc_quarantine') ~ ' for each one, its reason and its text.'
         ) %}
     {%- endif %}
     {{- return('') -}}
 {% endmacro %}
 
 {# The relation a model of this project writes, found in the graph (a hook cannot ref()). #}
-{% macro cdc_model_relation(model_name) %}
+{% macro _model_relation(model_name) %}
     {%- for node in graph.nodes.values()
             if node.resource_type == 'model' and node.name == model_name and node.package_name == 'cdc_dbt' %}
         {{- return(api.Relation.create(database=node.database, schema=node.schema, identifier=node.alias)) -}}

@@ -1,0 +1,3 @@
+{% macro cdc_string_literal(value) %}
+    {{ return("'" ~ (value | string).replace('\\', '\\\\').replace("'", "\\'") ~ "'") }}
+{% endmacro %}
