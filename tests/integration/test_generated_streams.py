@@ -153,7 +153,9 @@ def test_same_records_in_kcat_and_parquet_count_once(dbt_project: DbtProject, tm
         )
         for fmt in ("kcat", "parquet")
     )
-    build = dbt_project.build(tmp_path / "landing", schema="both_formats")
+    build = dbt_project.build(
+        tmp_path / "landing", schema="both_formats", select="+cdc_current +cdc_history +cdc_changes +cdc_reconciliation"
+    )
     assert current_state(build) == oracle(expected)
     duplicates = build.rows(
         "select topic, `partition`, `offset` from `{schema}`.cdc_changes group by 1, 2, 3 having count(*) > 1"
@@ -219,7 +221,12 @@ def test_tombstone_policy(dbt_project: DbtProject, tmp_path: Path, treat_tombsto
     assert deleted_keys, "the demo stream must hold deletes"
 
     schema = f"tombstones_{str(treat_tombstones_as_deletes).lower()}"
-    build = dbt_project.build(landing, schema, {"treat_tombstones_as_deletes": treat_tombstones_as_deletes})
+    build = dbt_project.build(
+        landing,
+        schema,
+        {"treat_tombstones_as_deletes": treat_tombstones_as_deletes},
+        select="+cdc_current +cdc_history +cdc_transactions",
+    )
     expected = oracle(DEMO_ORACLE)
     actual = current_state(build)
     inventory_versions = (
