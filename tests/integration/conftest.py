@@ -160,6 +160,16 @@ class DbtProject:
         assert result.success, result.exception
         return str(result.result.results[0].node.compiled_code)
 
+    def compile_model(self, name: str, landing_dir: Path, schema: str, variables: dict[str, Any]) -> str:
+        """The SQL a full refresh of model `name` into `schema` runs: `dbt compile --full-refresh`."""
+        from dbt.cli.main import dbtRunner
+
+        args = ["compile", "--select", name, "--full-refresh", *self._project_args(landing_dir, schema, variables)]
+        result = dbtRunner().invoke(args)
+        assert result.success, result.exception
+        [compiled] = [node.node.compiled_code for node in result.result.results if node.node.name == name]
+        return str(compiled)
+
     def source_freshness(self, landing_dir: Path, schema: str, variables: dict[str, Any]) -> dict[str, Any]:
         """`dbt source freshness` of `landing_dir`: each source's result (dbt's sources.json), by name."""
         from dbt.cli.main import dbtRunner

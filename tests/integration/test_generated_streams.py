@@ -102,7 +102,9 @@ def test_each_record_goes_through_the_parser_once(demo_build: Build, dbt_project
     once made it 13 times). Its query, run whole: the parser returned exactly one row per record
     (its records delivered once and the first deliveries of the others are parsed in two branches
     of a union, each record in one)."""
-    compiled = next(dbt_project.target_dir.rglob("compiled/**/int_records_parsed_unbound.sql")).read_text()
+    compiled = dbt_project.compile_model(
+        "int_records_parsed_unbound", DEMO_LANDING, demo_build.schema, {"example_marts": True}
+    )
     query = demo_build.spark.sql(compiled)
     records = query.collect()
     plan = query._jdf.queryExecution().executedPlan()
