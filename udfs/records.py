@@ -3,11 +3,13 @@
 from collections.abc import Mapping
 
 from udfs import debezium, flattened, mongodb, qlik, transactions
+from udfs.avro import message_texts
 from udfs.converter import load_message
 from udfs.events import ParsedRecord, ignored, quarantined
 from udfs.fast_path import parse_common_record
 from udfs.keys import row_key_from_kafka_key
 from udfs.reasons import IgnoreClass, Reason, RecordError
+from udfs.schema_registry import SchemaRegistry, registry_from_environment
 
 
 def parse_record(
@@ -20,6 +22,28 @@ def parse_record(
     """
     common = parse_common_record(key, payload, partition, offset)
     return common if common is not None else parse_record_generally(key, payload, partition, offset, topic)
+
+
+def parse_record_bytes(
+    key: bytes | None,
+    value: bytes | None,
+    partition: int,
+    offset: int,
+    topic: str | None = None,
+    registry: SchemaRegistry | None = None,
+) -> ParsedRecord:
+    """`parse_record` of a record as Spark's Kafka source lands it, its key and value as bytes.
+
+    Text is read as it is; Avro in a Schema Registry's wire format (a zero magic byte first, which
+    no JSON text has) is read as the JsonConverter's text of the same record (`udfs.avro`), with
+    its schema from `registry`, by default the one the environment names
+    (`udfs.schema_registry`). A key or value that can be neither is quarantined, with its reason.
+    """
+    try:
+        key_text, payload_text = message_texts(key, value, registry or registry_from_environment())
+    except RecordError as error:
+        return quarantined(error)
+    return parse_record(key_text, payload_text, partition, offset, topic)
 
 
 def parse_record_generally(
