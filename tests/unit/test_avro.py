@@ -7,7 +7,9 @@ does, field for field; each way an Avro record can fail has its own quarantine r
 """
 
 import base64
+import io
 import json
+import random
 import socket
 import time
 from collections.abc import Iterator
@@ -16,8 +18,11 @@ from typing import Any
 
 import pytest
 from confluent_kafka.schema_registry import Schema
+from fastavro import parse_schema, schemaless_writer
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.avro_messages import AvroProducer, avro_schema, conforms
+from tests.avro_messages import AvroProducer, avro_schema, avro_value, conforms
 from tests.corpus import corpus_dir
 from tests.real_parts.schema_registry import SchemaRegistryServer, start_schema_registry
 from udfs import json_text
@@ -25,7 +30,7 @@ from udfs.avro import HEADER_BYTES, converter_text, writer_schema
 from udfs.events import ParsedRecord
 from udfs.logical_types import UNAVAILABLE_BYTES, UNAVAILABLE_VALUE
 from udfs.records import parse_record, parse_record_bytes
-from udfs.schema_registry import RETRYABLE_REASONS, URL_VARIABLE, SchemaRegistry, registry_from_settings
+from udfs.schema_registry import RETRYABLE_REASONS, URL_VARIABLE, Response, SchemaRegistry, registry_from_settings
 
 TOPIC = "pg.public.items"
 JSON_KEY = b'{"id":1}'
@@ -551,3 +556,50 @@ def test_a_registry_that_does_not_answer_in_time(producer: AvroProducer) -> None
         assert time.monotonic() - started < 3
     assert reason == "schema_registry_unavailable"
     assert "timed out" in (detail or "")
+
+
+def registry_answering(schema: Any) -> SchemaRegistry:
+    """A registry stand-in that answers every id with `schema` (no HTTP)."""
+    body = json.dumps({"schema": json.dumps(schema)}).encode()
+    return SchemaRegistry(("http://stand-in",), fetch=lambda url, headers, timeout: Response(200, body))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.none(), st.binary(max_size=40).map(lambda tail: b"\x00\x00\x00\x00\x01" + tail), st.binary(max_size=40)
+    ),
+    st.one_of(
+        st.none(), st.binary(max_size=200).map(lambda tail: b"\x00\x00\x00\x00\x02" + tail), st.binary(max_size=60)
+    ),
+)
+def test_no_bytes_make_the_parsing_core_raise(key: bytes | None, value: bytes | None) -> None:
+    parsed = parse_record_bytes(key, value, 0, 0, TOPIC, STAND_IN_REGISTRY)
+    assert parsed.outcome in ("change", "ignored", "quarantine")
+
+
+STAND_IN_REGISTRY = registry_answering(avro_schema(VALUE_SCHEMA))
+
+
+def test_no_damage_to_an_avro_record_makes_the_parsing_core_raise() -> None:
+    """Bytes changed, removed and inserted in a real record: each one a change or a quarantined
+    record (20,000 of these once gave 84% `invalid_avro`, 16% changes, a few `invalid_value`)."""
+    value = avro_value(change_event("u", row(1), row(1))["payload"], VALUE_SCHEMA)
+    written = io.BytesIO(b"\x00\x00\x00\x00\x02")
+    written.seek(HEADER_BYTES)
+    schemaless_writer(written, parse_schema(avro_schema(VALUE_SCHEMA)), value)
+    good = written.getvalue()
+    rng = random.Random(36)
+    outcomes = set()
+    for _ in range(2000):
+        damaged = bytearray(good)
+        for _ in range(rng.randint(1, 4)):
+            place, kind = rng.randrange(HEADER_BYTES, len(damaged)), rng.random()
+            if kind < 0.5:
+                damaged[place] = rng.randrange(256)
+            elif kind < 0.75:
+                del damaged[place]
+            else:
+                damaged.insert(place, rng.randrange(256))
+        outcomes.add(parse_record_bytes(JSON_KEY, bytes(damaged), 0, 0, TOPIC, STAND_IN_REGISTRY).outcome)
+    assert outcomes <= {"change", "quarantine"}
