@@ -1,4 +1,5 @@
-"""Fixtures the unit tests share. The real parts here start on first use, once per session."""
+"""Fixtures the unit and integration tests share. The real parts here start on first use, once per
+session."""
 
 from collections.abc import Iterator
 
