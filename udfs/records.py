@@ -1,5 +1,7 @@
 """One entry point for every landed record: detect its format and parse it, never raising."""
 
+import base64
+import binascii
 from collections.abc import Mapping
 
 from udfs import debezium, flattened, mongodb, qlik, transactions
@@ -44,6 +46,38 @@ def parse_record_bytes(
     except RecordError as error:
         return quarantined(error)
     return parse_record(key_text, payload_text, partition, offset, topic)
+
+
+def parse_landed_record(
+    key: str | None,
+    payload: str | None,
+    partition: int,
+    offset: int,
+    topic: str | None = None,
+    is_key_base64: bool | None = False,
+    is_payload_base64: bool | None = False,
+) -> ParsedRecord:
+    """`parse_record` of a record as a build holds it: its key and payload as text, or, each where its
+    flag says so, as the base64 of its bytes (a key or value in a Schema Registry's wire format;
+    `stg_kafka__parquet_records`). Text records take `parse_record` as they always did; a record
+    with bytes takes `parse_record_bytes`."""
+    if not (is_key_base64 or is_payload_base64):
+        return parse_record(key, payload, partition, offset, topic)
+    try:
+        key_bytes = _landed_bytes(key, is_key_base64)
+        value_bytes = _landed_bytes(payload, is_payload_base64)
+    except (binascii.Error, UnicodeEncodeError) as error:  # not written by the build: a damaged table
+        return quarantined(RecordError(Reason.INVALID_ENCODING, f"the landed base64 does not decode: {error}"))
+    return parse_record_bytes(key_bytes, value_bytes, partition, offset, topic)
+
+
+def _landed_bytes(text: str | None, is_base64: bool | None) -> bytes | None:
+    if text is None:
+        return None
+    if not is_base64:
+        return text.encode("utf-8")
+    # Spark's base64() breaks lines every 76 characters by default (spark.sql.chunkBase64String.enabled).
+    return base64.b64decode("".join(text.split()), validate=True)
 
 
 def parse_record_generally(

@@ -6,6 +6,7 @@ would (tests/avro_messages.py: the Avro schema AvroData registers, serialised by
 does, field for field; each way an Avro record can fail has its own quarantine reason.
 """
 
+import base64
 import io
 import json
 import random
@@ -39,7 +40,7 @@ from tests.real_parts.schema_registry import SchemaRegistryServer, start_schema_
 from udfs import json_text
 from udfs.avro import HEADER_BYTES, converter_text, writer_schema
 from udfs.events import ParsedRecord
-from udfs.records import parse_record, parse_record_bytes
+from udfs.records import parse_landed_record, parse_record, parse_record_bytes
 from udfs.schema_registry import RETRYABLE_REASONS, URL_VARIABLE, Response, SchemaRegistry, registry_from_settings
 
 JSON_KEY = b'{"id":1}'
@@ -198,6 +199,32 @@ def test_json_bytes_read_as_json_text(producer: AvroProducer, registry: SchemaRe
         )
     not_text = parse_record_bytes(None, b"\xff\xfe{}", 0, 0, "t", registry)
     assert (not_text.outcome, not_text.reason) == ("quarantine", "invalid_encoding")
+
+
+def test_a_landed_record_reads_from_the_base64_its_bytes_are_held_as(
+    producer: AvroProducer, schema_registry_server: SchemaRegistryServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`cdc_parse_record` as a build calls it (udfs/spark.py): a key or payload flagged as base64 is
+    read from its bytes, each on its own; text takes `parse_record` as before."""
+    monkeypatch.setenv(URL_VARIABLE, schema_registry_server.url)
+    key, value = key_of(7), change_event("u", row(7), row(7, name="renamed"))
+    key_text, value_text = json_text.dumps(key), json_text.dumps(value)
+    avro_key = base64.b64encode(producer.message(TOPIC, key, is_key=True)).decode()
+    avro_value = base64.b64encode(producer.message(TOPIC, value)).decode()
+    from_json = parse_record(key_text, value_text, 3, 17, TOPIC)
+    assert from_json.outcome == "change"
+    assert parse_landed_record(key_text, value_text, 3, 17, TOPIC) == from_json
+    assert parse_landed_record(key_text, value_text, 3, 17, TOPIC, None, None) == from_json
+    assert parse_landed_record(avro_key, avro_value, 3, 17, TOPIC, True, True) == from_json
+    assert parse_landed_record(key_text, avro_value, 3, 17, TOPIC, False, True) == from_json
+    # As Spark's base64() writes it by default: lines of 76 characters.
+    chunked = "\r\n".join(avro_value[start : start + 76] for start in range(0, len(avro_value), 76))
+    assert "\r\n" in chunked
+    assert parse_landed_record(key_text, chunked, 3, 17, TOPIC, False, True) == from_json
+    tombstone = parse_landed_record(avro_key, None, 3, 18, TOPIC, True, False)
+    assert tombstone == parse_record(key_text, None, 3, 18, TOPIC)
+    damaged = parse_landed_record(key_text, avro_value[:-1] + "*", 3, 17, TOPIC, False, True)
+    assert (damaged.outcome, damaged.reason) == ("quarantine", "invalid_encoding")
 
 
 # Each way an Avro record can fail.
