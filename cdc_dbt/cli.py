@@ -29,6 +29,8 @@ environment (each optional):
   CDC_SHUFFLE_PARTITIONS  spark.sql.shuffle.partitions              (default: 8)
   CDC_SERVER_PORT     the warm server's port                        (default: 10000)
   CDC_SKIP_UNCHANGED  false: build/run even when nothing changed    (default: true)
+  CDC_SCHEMA_REGISTRY_URL  the Schema Registry of Avro topics        (default: none)
+  CDC_SCHEMA_REGISTRY_BASIC_AUTH_USER_INFO  its user:password       (default: none)
 """
 
 import contextlib
@@ -129,7 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         _lock = hold_warehouse(settings.warehouse_dir, command) if starts_spark else None
         if args[0] == "sql":
             return run_sql(settings, args[1])
-        return run_unless_up_to_date(settings, command, args, os.environ, lambda: run_dbt(settings, args))
+        return run_unless_up_to_date(
+            settings, command, args, os.environ, lambda: run_dbt(settings, args), records_wait=records_wait(settings)
+        )
     except WarehouseInUseError as error:
         print(f"cdc-dbt: {error}", file=sys.stderr)
         return 3
@@ -387,7 +391,41 @@ def run_dbt_in_server(server_settings: Settings, args: list[str]) -> int:
     def say(line: str) -> None:  # to the client, as dbt's console output goes (command_channel.py)
         print(line, file=get_capture_stream() or sys.stdout, flush=True)
 
-    return run_unless_up_to_date(settings, dbt_command(args), args, os.environ, lambda: invoke_dbt(settings, args), say)
+    return run_unless_up_to_date(
+        settings,
+        dbt_command(args),
+        args,
+        os.environ,
+        lambda: invoke_dbt(settings, args),
+        say,
+        records_wait=records_wait(settings),
+    )
+
+
+def records_wait(settings: Settings) -> Callable[[], bool]:
+    """Whether the warehouse's records wait for the Schema Registry, asked of the session the build
+    ran in: then it writes no stamp, so the next build, even with nothing new, retries them."""
+
+    def ask() -> bool:
+        from pyspark.sql import SparkSession
+
+        # Asked after a build or run succeeded: the session it ran in is this process's.
+        return records_waiting_for_registry(SparkSession.builder.getOrCreate(), settings.schema) > 0
+
+    return ask
+
+
+def records_waiting_for_registry(spark: Any, schema: str) -> int:
+    """The records of `schema`'s int_records_parsed held for the Schema Registry; 0 where it has
+    none (a build of another project, of selected models only)."""
+    from udfs.schema_registry import RETRYABLE_REASONS
+
+    reasons = ", ".join(f"'{reason.value}'" for reason in sorted(RETRYABLE_REASONS))
+    query = f"select count(*) from `{schema}`.`int_records_parsed` where reason in ({reasons})"
+    try:
+        return int(spark.sql(query).collect()[0][0])
+    except Exception:  # noqa: BLE001 - no such table, or it cannot be read: then nothing waits here
+        return 0
 
 
 def invoke_dbt(settings: Settings, args: list[str], callbacks: Sequence[Callable[[Any], None]] = ()) -> int:

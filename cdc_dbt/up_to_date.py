@@ -10,6 +10,10 @@ modification time), and the warehouse's table files it left. The same command
 again, while all of that is unchanged, does not start Spark: it says so in one line and exits 0.
 Anything changed, and the command runs as usual.
 
+A build that leaves records waiting for the Schema Registry (it did not answer, or none was
+configured) writes no stamp: the registry's answer is an input no file shows, and the next build
+must retry them even when nothing else changed.
+
 What the stamp cannot see, it does not trust: every other command that may write to the warehouse
 (`cdc-dbt sql` with anything but a query, `seed`, `snapshot`, `run-operation`, a build that fails)
 removes it first. A change made by a client of the warm server other than `cdc-dbt` (beeline, plain
@@ -83,10 +87,12 @@ def run_unless_up_to_date(
     environ: Mapping[str, str],
     run: Callable[[], int],
     say: Callable[[str], None] = print,
+    records_wait: Callable[[], bool] = lambda: False,
 ) -> int:
     """`run()` the dbt command `args` (whose command is `command`), unless it is a build or run whose
     stamp says nothing changed since it last succeeded (then `say` so); record a new stamp when one
-    succeeds."""
+    succeeds and `records_wait()` says no record waits for something a later build may have (the
+    Schema Registry)."""
     if {"-h", "--help"} & set(args):
         return run()
     if command not in TRACKED_COMMANDS:
@@ -110,7 +116,7 @@ def run_unless_up_to_date(
         return 0
     forget_last_build(settings.warehouse_dir)
     status = run()
-    if status == 0:
+    if status == 0 and not records_wait():
         write_stamp(
             settings.warehouse_dir,
             BuildStamp(

@@ -40,6 +40,24 @@ class Reason(StrEnum):
     UNKNOWN_QLIK_SCHEMA = "unknown_qlik_schema"
     """A Qlik data message with no metadata message to bind it to: none landed whose `schemaId`
     equals the data message's `messageSchemaId` (or the data message names no schema id)."""
+    INVALID_WIRE_FORMAT = "invalid_wire_format"
+    """A key or value in a Schema Registry's wire format (a zero magic byte, a 4-byte schema id) that
+    is too short to hold the schema id, or bytes beside such a key or value whose first byte is
+    not that magic byte."""
+    NO_SCHEMA_REGISTRY = "no_schema_registry"
+    """A key or value in a Schema Registry's wire format, and no registry configured
+    (`CDC_SCHEMA_REGISTRY_URL`). A later build with a registry can read it."""
+    SCHEMA_REGISTRY_UNAVAILABLE = "schema_registry_unavailable"
+    """The Schema Registry did not answer (refused, timed out, an HTTP error other than 404): a
+    later build can read the record once it does."""
+    UNKNOWN_SCHEMA_ID = "unknown_schema_id"
+    """The Schema Registry does not know the schema id the key or value names (it answered 404)."""
+    UNSUPPORTED_SCHEMA = "unsupported_schema"
+    """The registry's schema of the id is not one read here: a JSON Schema or Protobuf schema, an
+    Avro schema with references to other subjects, or text that is no valid Avro schema."""
+    INVALID_AVRO = "invalid_avro"
+    """Avro bytes that do not decode with the writer schema their id names (cut short, bytes
+    left over, a string that is not UTF-8, a union branch out of range, ...)."""
 
 
 class IgnoreClass(StrEnum):

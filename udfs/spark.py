@@ -2,20 +2,29 @@
 
 Functions (all named `cdc_*` so models show at a glance what is ours):
 - `cdc_parse_kcat_line(line)`: one line of `kcat -J` output → struct of the landed record;
-- `cdc_parse_record(key, payload, partition, offset, topic)`: one record → struct of the parsed
-  change, ignore class or quarantine reason (`topic` optional: it names the table of a flattened
-  record without `__table`);
+- `cdc_parse_record(key, payload, partition, offset, topic, is_key_base64, is_payload_base64)`: one
+  record → struct of the parsed change, ignore class or quarantine reason (`topic` optional: it
+  names the table of a flattened record without `__table`; the two flags optional: a key or
+  payload given as the base64 of its bytes, Avro in a Schema Registry's wire format);
+- `cdc_parse_held_record(...)`: `cdc_parse_record` again, for a record held for the Schema
+  Registry: declared nondeterministic (the registry may answer now and not a moment later), so
+  that Spark calls it once per row and never moves a filter on its result below it;
 - `cdc_parse_qlik_record(payload, metadata_payload, partition, offset)`: a Qlik data message
   with the metadata message the SQL bound it to → the same struct;
 - `cdc_resolve_rows(events)`: a key's ordered events (structs with `op`, `after`,
   `unavailable_columns` and, optionally, `patch`) → the full row after each (carry-forward).
+
+The Schema Registry settings (`CDC_SCHEMA_REGISTRY_*`, udfs/schema_registry.py) are read by the
+Python workers from their environment: `register` hands the driver's to them (Spark's
+`executorEnv`, which reaches a cluster's executors too, where the environment is not inherited).
 
 Each is an Arrow UDF over whole batches (`arrow=True`, the default: the row function runs on each
 row, but its arguments and results cross as Arrow columns built once per batch), or a plain Python
 UDF called row by row; `bench/udf_variants.py` measures the forms.
 """
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from types import NoneType, UnionType
 from typing import Any, NamedTuple, get_args, get_origin, get_type_hints
 
@@ -29,8 +38,9 @@ from pyspark.sql.types import ArrayType, DataType, IntegerType, LongType, String
 from udfs.events import ParsedRecord
 from udfs.landing import LandedRecord, parse_kcat_line
 from udfs.qlik import parse_qlik_record
-from udfs.records import parse_record
+from udfs.records import parse_landed_record
 from udfs.row_images import KeyEvent, resolve_rows
+from udfs.schema_registry import URL_VARIABLE, USER_INFO_VARIABLE
 
 # Written out, not derived from `LandedRecord`: its `partition` is a 32-bit `int` and its headers are
 # structs whose field names (`key`, `value`) no annotation carries.
@@ -107,19 +117,43 @@ def resolve_rows_row(events: list[Any] | None) -> list[str | None]:
 # function only adapts what Spark passes or expects otherwise.
 FUNCTIONS: dict[str, tuple[Callable[..., Any], DataType]] = {
     "cdc_parse_kcat_line": (parse_kcat_line_row, LANDED_RECORD_TYPE),
-    "cdc_parse_record": (parse_record, PARSED_RECORD_TYPE),
+    "cdc_parse_record": (parse_landed_record, PARSED_RECORD_TYPE),
+    "cdc_parse_held_record": (parse_landed_record, PARSED_RECORD_TYPE),
     "cdc_parse_qlik_record": (parse_qlik_record, PARSED_RECORD_TYPE),
     "cdc_resolve_rows": (resolve_rows_row, RESOLVED_ROWS_TYPE),
 }
 
 
+NONDETERMINISTIC = frozenset({"cdc_parse_held_record"})
+"""Functions whose result depends on more than their arguments (a Schema Registry's answer)."""
+
+WORKER_VARIABLES = (URL_VARIABLE, USER_INFO_VARIABLE)
+"""What the Python workers read from their environment: the Schema Registry and its credentials."""
+
+
 def register(spark: SparkSession, *, arrow: bool = DEFAULT_ARROW) -> None:
-    """Register every `cdc_*` function on the session (idempotent)."""
+    """Register every `cdc_*` function on the session (idempotent), with the driver's WORKER_VARIABLES
+    as they are now."""
+    pass_worker_variables(spark, os.environ)
     for name, (function, return_type) in FUNCTIONS.items():
-        if arrow:
-            spark.udf.register(name, arrow_batch_udf(function, return_type))
+        spark_function = arrow_batch_udf(function, return_type) if arrow else udf(function, returnType=return_type)
+        if name in NONDETERMINISTIC:
+            spark_function = spark_function.asNondeterministic()
+        spark.udf.register(name, spark_function)
+
+
+def pass_worker_variables(spark: SparkSession, environ: Mapping[str, str]) -> None:
+    """Each of WORKER_VARIABLES set in `environ` goes to the Python workers of the functions registered
+    from now on (PySpark sends `SparkContext.environment` with each function, as
+    `spark.executorEnv.*` would); one not set there is left to the workers' own environment (a
+    cluster's executors may set it). Spark keeps a pool of workers per distinct environment, so a
+    changed setting also gets workers that remember no schema and no failure of the old one."""
+    worker_environment = spark.sparkContext.environment
+    for name in WORKER_VARIABLES:
+        if name in environ:
+            worker_environment[name] = environ[name]
         else:
-            spark.udf.register(name, udf(function, returnType=return_type))
+            worker_environment.pop(name, None)
 
 
 def arrow_batch_udf(row_function: Callable[..., Any], return_type: DataType) -> Any:

@@ -1,14 +1,18 @@
 """Reading the landing folder as the build reads it, without Spark: which files (kcat JSON lines,
 gzip or not, and Spark-Kafka Parquet), and their records, each parsed by the parsing core's landing
-reader (`udfs.landing`)."""
+reader (`udfs.landing`). A Parquet key or value in a Schema Registry's wire format (Avro) is read as
+the build reads it, as its JsonConverter text, its schema from the registry CDC_SCHEMA_REGISTRY_URL
+names (`udfs.avro`)."""
 
 import gzip
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
+from udfs.avro import is_wire_format, message_texts
 from udfs.landing import LandedRecord, decode_kafka_bytes, parse_kcat_line
-from udfs.reasons import Reason
+from udfs.reasons import Reason, RecordError
+from udfs.schema_registry import registry_from_environment
 
 KCAT_SUFFIXES = (".json", ".jsonl", ".ndjson", ".txt", ".json.gz", ".jsonl.gz", ".ndjson.gz")
 """The build's `kcat_file_glob` (macros/landing/create_landing_tables.sql)."""
@@ -52,10 +56,8 @@ def _parquet_records(path: Path) -> Iterator[LandedRecord]:
     ]
     for batch in parquet.iter_batches(batch_size=4096, columns=wanted):
         for row in batch.to_pylist():
-            key, key_problem = decode_kafka_bytes(row.get("key"), "key")
-            payload, payload_problem = decode_kafka_bytes(row.get("value"), "value")
+            key, payload, reason, problem = _texts(row.get("key"), row.get("value"))
             timestamp = row.get("timestamp")
-            problem = key_problem or payload_problem
             yield LandedRecord(
                 topic=row.get("topic"),
                 partition=row.get("partition"),
@@ -63,6 +65,20 @@ def _parquet_records(path: Path) -> Iterator[LandedRecord]:
                 kafka_ts_ms=int(timestamp.timestamp() * 1000) if isinstance(timestamp, datetime) else None,
                 key=key,
                 payload=payload,
-                reason=Reason.INVALID_ENCODING.value if problem else None,
+                reason=reason,
                 detail=problem,
             )
+
+
+def _texts(key: bytes | None, value: bytes | None) -> tuple[str | None, str | None, str | None, str | None]:
+    """The key and payload texts of a Parquet record, and the reason and detail it cannot be read."""
+    if any(data is not None and is_wire_format(data) for data in (key, value)):
+        try:
+            key_text, payload_text = message_texts(key, value, registry_from_environment())
+        except RecordError as error:
+            return None, None, error.reason.value, error.detail
+        return key_text, payload_text, None, None
+    key_text, key_problem = decode_kafka_bytes(key, "key")
+    payload_text, payload_problem = decode_kafka_bytes(value, "value")
+    problem = key_problem or payload_problem
+    return key_text, payload_text, Reason.INVALID_ENCODING.value if problem else None, problem

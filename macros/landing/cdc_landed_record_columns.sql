@@ -5,8 +5,9 @@
 #}
 {% macro cdc_landed_record_columns() %}
     {%- set columns = [
-        'topic', '`partition`', '`offset`', 'kafka_ts', 'headers', 'key', 'payload', 'landing_reason',
-        'landing_detail', 'landed_file', 'landed_file_size', 'landed_file_modified_at', 'landing_format',
+        'topic', '`partition`', '`offset`', 'kafka_ts', 'headers', 'key', 'payload', 'is_key_base64',
+        'is_payload_base64', 'landing_reason', 'landing_detail', 'landed_file', 'landed_file_size',
+        'landed_file_modified_at', 'landing_format',
     ] %}
     {{- return(columns | join(',\n        ')) -}}
 {% endmacro %}

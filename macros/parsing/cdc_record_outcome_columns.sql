@@ -1,8 +1,9 @@
 {#
     The columns of a record's outcome, from a relation of the landed record's columns, its
     landing reason and detail, and `parsed`, the struct cdc_parse_record or cdc_parse_qlik_record
-    returned (udfs/spark.py PARSED_RECORD_TYPE). int_records_parsed_unbound and
-    int_qlik_records_bound write the same columns, and int_records_parsed unions them.
+    returned (udfs/spark.py PARSED_RECORD_TYPE). int_records_parsed_unbound,
+    int_qlik_records_bound and int_avro_records_retried write the same columns, and
+    int_records_parsed unions them.
 #}
 {% macro cdc_record_outcome_columns() %}
         topic,
@@ -15,6 +16,8 @@
         -- (with the converter's schema) it is most of the row. The quarantine and the Qlik binding
         -- read the payloads of the others; int_deliveries_loaded keeps every payload.
         if(parsed.outcome = 'change', null, payload) as payload,
+        is_key_base64,
+        is_payload_base64,
         landed_file,
         landing_format,
         coalesce(parsed.outcome, 'quarantine') as outcome,

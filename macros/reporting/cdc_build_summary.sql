@@ -1,7 +1,8 @@
 {#
     The lines a person reads after a build (on-run-end): what this build parsed and where it went.
     A build whose records all went to the quarantine would otherwise end green and silent, so a
-    quarantine in this build is a dbt warning (an error under --warn-error). Said only when this
+    quarantine in this build is a dbt warning (an error under --warn-error), and so are records
+    still waiting for the Schema Registry, from this build or an earlier one. Said only when this
     invocation parsed landed records (int_records_parsed_unbound ran), never after `test` or `ls`.
 #}
 {% macro cdc_build_summary(results) %}
@@ -41,6 +42,34 @@
         {%- do exceptions.warn(
             '[WARNING]: cdc-dbt: this build quarantined ' ~ by_outcome['quarantine'] ~ ' records (' ~ quarantined | join(', ')
             ~ '): see ' ~ cdc_dbt._model_relation('cdc_quarantine') ~ ' for each one, its reason and its text.'
+        ) %}
+    {%- endif %}
+    {{- cdc_dbt._registry_waiting_summary(records_parsed) -}}
+    {{- return('') -}}
+{% endmacro %}
+
+{#
+    The records held for the Schema Registry, whichever build landed them: a registry that did not
+    answer (or none configured) must not leave them in the quarantine unnoticed. A dbt warning,
+    as the quarantine's, once per build while any waits; the next build retries them.
+#}
+{% macro _registry_waiting_summary(records_parsed) %}
+    {%- set waiting = run_query(
+        'select reason, count(*) as records from ' ~ records_parsed
+        ~ ' where reason in ' ~ cdc_dbt.cdc_registry_retry_reasons()
+        ~ ' group by reason order by reason'
+    ) %}
+    {%- set counts = [] %}
+    {%- set total = namespace(records=0) %}
+    {%- for row in waiting.rows %}
+        {%- do counts.append(row['records'] ~ ' ' ~ row['reason']) %}
+        {%- set total.records = total.records + row['records'] %}
+    {%- endfor %}
+    {%- if total.records %}
+        {%- do exceptions.warn(
+            '[WARNING]: cdc-dbt: ' ~ total.records ~ ' Avro records wait for the Schema Registry ('
+            ~ counts | join(', ') ~ '; CDC_SCHEMA_REGISTRY_URL): they stay in '
+            ~ cdc_dbt._model_relation('cdc_quarantine') ~ ' until a build reads them, and the next build retries them.'
         ) %}
     {%- endif %}
     {{- return('') -}}

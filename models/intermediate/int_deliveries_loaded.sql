@@ -59,6 +59,9 @@ kcat_records as (
             when record.reason = 'invalid_landing_line' then landed_line
             else record.payload
         end as payload,
+        -- kcat writes text: only a line that is not UTF-8 is kept as bytes (its base64).
+        false as is_key_base64,
+        not is_utf8 as is_payload_base64,
         if(is_utf8, record.reason, 'invalid_encoding') as landing_reason,
         if(
             is_utf8, record.detail, 'the kcat line is not UTF-8 (payload holds its bytes as base64)'

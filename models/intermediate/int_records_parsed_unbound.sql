@@ -6,9 +6,14 @@
     identities delivered more than once are found from their three columns, and only their
     deliveries are ranked, so the wide rows of the rest are never shuffled.
 
+    A key or payload landed as bytes (`is_key_base64`, `is_payload_base64`: Avro in a Schema
+    Registry's wire format) is parsed from its bytes, its schema fetched from the registry.
+
     A Qlik data message names its table only through its metadata message, so here it is held
-    (`unknown_qlik_schema`); int_qlik_records_bound binds it. The UDF runs once per record: this
-    table is read by the binding and by int_records_parsed, never parsed again.
+    (`unknown_qlik_schema`); int_qlik_records_bound binds it. A record whose schema the registry
+    could not give (`schema_registry_unavailable`, `no_schema_registry`) is held too, with its
+    bytes; int_avro_records_retried parses it again in each later build until it can. Otherwise
+    the UDF runs once per record: this table is read by the binding and by int_records_parsed.
 
     Incremental: a build parses the deliveries loaded since the newest one here, minus the records
     already here (a re-delivery, or a build that stopped half-way). Those are dropped once, from
@@ -107,7 +112,9 @@ records_parsed as (
         *,
         if(
             landing_reason is null,
-            cdc_parse_record(key, payload, `partition`, `offset`, topic),
+            cdc_parse_record(
+                key, payload, `partition`, `offset`, topic, is_key_base64, is_payload_base64
+            ),
             null
         ) as parsed
     from new_records

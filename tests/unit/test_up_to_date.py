@@ -277,3 +277,16 @@ def test_a_variable_the_project_reads_with_env_var_counts_and_others_do_not(sett
     assert dbt.runs == 1
     run(settings, dbt, environ={"SHOP_REGION": "us", "UNRELATED": "2"})
     assert dbt.runs == 2
+
+
+def test_a_build_that_leaves_records_waiting_for_the_registry_leaves_no_stamp(settings: Settings) -> None:
+    """The Schema Registry's answer is an input no file shows: while records wait for it, the same
+    build again runs, to retry them."""
+    dbt = StandIn(settings)
+    run_unless_up_to_date(settings, "build", ["build"], {}, dbt, records_wait=lambda: True)
+    assert not (settings.warehouse_dir / STAMP_FILE).exists()
+    run_unless_up_to_date(settings, "build", ["build"], {}, dbt, records_wait=lambda: False)
+    assert dbt.runs == 2
+    assert (settings.warehouse_dir / STAMP_FILE).exists()
+    run_unless_up_to_date(settings, "build", ["build"], {}, dbt, records_wait=lambda: False)
+    assert dbt.runs == 2

@@ -1,6 +1,6 @@
 {#
     The records whose outcome is the quarantine (a Qlik data message held for its
-    metadata leaves it once bound). The landed file named is the first (by path) of the record's
+    metadata leaves it once bound, an Avro record held for the Schema Registry once read). The landed file named is the first (by path) of the record's
     deliveries, whichever build read it.
 #}
 
@@ -46,6 +46,8 @@ final as (
         quarantined_records.`offset`,
         quarantined_records.key,
         quarantined_records.payload,
+        quarantined_records.is_key_base64,
+        quarantined_records.is_payload_base64,
         quarantined_records.reason,
         quarantined_records.detail,
         -- A line without an identity is its own record: its file is the one it was read from.

@@ -24,12 +24,27 @@ decoded as (
         ) as headers,
         cast(key as string) as key_text,
         cast(value as string) as value_text,
+        -- A Schema Registry's wire format (Avro) starts with a zero magic byte: no text does.
+        coalesce(substr(key, 1, 1) = unhex('00'), false) as is_key_wire_format,
+        coalesce(substr(value, 1, 1) = unhex('00'), false) as is_value_wire_format,
         key,
         value,
         landed_file,
         landed_file_size,
         landed_file_modified_at
     from source
+
+),
+
+classified as (
+
+    select
+        *,
+        -- Bytes that are no text are kept as base64, never replaced or dropped: the wire format's
+        -- for the parser, other bytes for the quarantine.
+        coalesce(is_key_wire_format or not is_valid_utf8(key_text), false) as is_key_base64,
+        coalesce(is_value_wire_format or not is_valid_utf8(value_text), false) as is_payload_base64
+    from decoded
 
 ),
 
@@ -41,22 +56,28 @@ final as (
         `offset`,
         kafka_ts,
         headers,
-        -- Bytes that are not UTF-8 text are kept as base64, never replaced or dropped.
-        if(is_valid_utf8(key_text), key_text, base64(key)) as key,
-        if(is_valid_utf8(value_text), value_text, base64(value)) as payload,
+        if(is_key_base64, base64(key), key_text) as key,
+        if(is_payload_base64, base64(value), value_text) as payload,
+        is_key_base64,
+        is_payload_base64,
+        -- Beside a key or value in the wire format, the parser tells bytes that are no text apart.
         case
-            when not is_valid_utf8(key_text) or not is_valid_utf8(value_text)
+            when
+                (is_key_base64 or is_payload_base64)
+                and not (is_key_wire_format or is_value_wire_format)
                 then 'invalid_encoding'
         end as landing_reason,
         case
-            when not is_valid_utf8(key_text) or not is_valid_utf8(value_text)
+            when
+                (is_key_base64 or is_payload_base64)
+                and not (is_key_wire_format or is_value_wire_format)
                 then 'the key or value is not UTF-8 text; kept here as base64'
         end as landing_detail,
         landed_file,
         landed_file_size,
         landed_file_modified_at,
         'kafka_parquet' as landing_format
-    from decoded
+    from classified
 
 )
 
