@@ -174,8 +174,8 @@ def is_of_the_forgotten(table: str, row_json: str, erased: set[tuple[Any, ...]])
 
 
 def erased_records(tables: dict[str, list[str]]) -> set[tuple[Any, ...]]:
-    rows = [json.loads(row) for row in tables[ERASURES]]
-    return {(row["topic"], row["partition"], row["offset"]) for row in rows if row["offset"] is not None}
+    rows = [json.loads(row) for row in tables[ERASURES]]  # to_json leaves null columns out
+    return {(row["topic"], row["partition"], row["offset"]) for row in rows if "offset" in row}
 
 
 def assert_no_trace(tables: dict[str, list[str]]) -> None:
@@ -271,7 +271,7 @@ def test_the_erasure_list_holds_positions_and_fingerprints_never_the_key(forgott
     kept = {str(value) for row in rows for value in row.values()}
     assert not kept & {*ROW_KEYS, *raw_keys().values()}
     assert not [value for value in traces() if any(value in text for text in kept)]
-    fingerprints = {row["kafka_key_sha256"] for row in rows if row["kafka_key_sha256"] is not None}
+    fingerprints = {row["kafka_key_sha256"] for row in rows if "kafka_key_sha256" in row}
     assert fingerprints == {hashlib.sha256(f"{TOPIC}\0{key}".encode()).hexdigest() for key in raw_keys().values()}
     assert {(TOPIC, 0, BAD_OFFSET)} <= erased_records(forgotten.after)
 
@@ -341,7 +341,7 @@ def test_the_models_unit_tests_withhold_and_count_the_erased_records(
     )
     result = dbtRunner().invoke(["test", "--select", selection, *project_args])
     assert result.success, result.exception or [str(node.message) for node in result.result or []]
-    names = sorted(node.node.name for node in result.result)
+    names = sorted(node.node.name for node in result.result if node.node.resource_type == "unit_test")
     assert names == [
         "cdc_transactions_pairs_postgresql_begin_and_end_by_txid",
         "cdc_transactions_still_count_the_changes_cdc_dbt_forget_erased",
