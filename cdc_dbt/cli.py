@@ -18,6 +18,10 @@ usage:
   cdc-dbt scaffold --check | --update <source_table> | --all
                                    compare typed marts with what landed since (1 when behind), or
                                    add the new columns and widen the types in their YAML
+  cdc-dbt forget <source_table> '<row_key JSON>' [--source-db DB]
+                                   erase one row from every table and withhold its landed records
+                                   from every later build; lists the landed files that still hold
+                                   them (forget --help)
   cdc-dbt --version | --help
 
 environment (each optional):
@@ -66,7 +70,7 @@ files, or (`debug` without --connection) report on this machine."""
 
 INTERRUPTED = "interrupted; nothing is lost: run the same command again to finish"
 
-OWN_COMMANDS = ("sql", "serve", "land", "scaffold")
+OWN_COMMANDS = ("sql", "serve", "land", "scaffold", "forget")
 """The commands cdc-dbt answers itself; every other command goes to dbt."""
 DBT_COMMANDS = (
     "build", "clean", "clone", "compile", "debug", "deps", "docs", "init", "list", "ls", "parse", "retry", "run",
@@ -101,6 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return scaffold(args[1:], settings)
     if args[0] == "land":
         return land_command(args[1:], settings)
+    if args[0] == "forget":
+        # Not a dbt command: it erases from the warehouse's tables itself, holding the warehouse.
+        from cdc_dbt.forget import main as forget
+
+        return forget(args[1:], settings)
     command = dbt_command(args)
     starts_spark = command == "sql" or needs_spark(args)
     server = running_server(settings) if starts_spark or goes_through_a_server(args) else None
@@ -324,7 +333,7 @@ def goes_through_a_server(args: list[str]) -> bool:
     """Whether a dbt command runs in the warm server when one holds the warehouse: every command
     but --help and LOCAL_COMMANDS (`debug --connection` does, to check the server's session)."""
     command = dbt_command(args)
-    if {"-h", "--help"} & set(args) or command in ("sql", "serve", "scaffold"):
+    if {"-h", "--help"} & set(args) or command in ("sql", "serve", "scaffold", "forget"):
         return False
     return command not in LOCAL_COMMANDS or (command == "debug" and "--connection" in args)
 

@@ -7,11 +7,22 @@
     path, size and modification time, so a file that grew (kcat appending to it) is read again
     and its old records count as re-deliveries. The list of files already read is a literal in
     the filter, which Spark applies to the file listing: read files are not opened at all.
+
+    Withheld: the records of the rows `cdc-dbt forget` erased (the erasure list,
+    stg_warehouse__erasures), by their identity and by their Kafka key's fingerprint, so that
+    no build, incremental or full, parses or keeps them again; a later record with the same
+    Kafka key in the same topic is withheld too (docs/commands.md#forgetting-a-row-cdc-dbt-forget).
 #}
 
 {%- set files_already_read = cdc_files_already_read() %}
 
 with
+
+erasures as (
+
+    select * from {{ ref('stg_warehouse__erasures') }}
+
+),
 
 kcat_lines as (
 
@@ -87,12 +98,51 @@ landed_records as (
 
 ),
 
+erased_records as (
+
+    select distinct
+        topic,
+        `partition`,
+        `offset`
+    from erasures
+    where `offset` is not null
+
+),
+
+erased_kafka_keys as (
+
+    select distinct
+        topic,
+        kafka_key_sha256
+    from erasures
+    where kafka_key_sha256 is not null
+
+),
+
+landed_records_not_erased as (
+
+    -- Both small (a forget's records and keys): broadcast, the landed records stay where read.
+    select /*+ broadcast(erased_records, erased_kafka_keys) */ landed_records.*
+    from landed_records
+    left anti join erased_records
+        on
+            landed_records.topic = erased_records.topic
+            and landed_records.`partition` = erased_records.`partition`
+            and landed_records.`offset` = erased_records.`offset`
+    left anti join erased_kafka_keys
+        on
+            landed_records.topic = erased_kafka_keys.topic
+            and {{ cdc_kafka_key_fingerprint('landed_records.topic', 'landed_records.key') }}
+            = erased_kafka_keys.kafka_key_sha256
+
+),
+
 final as (
 
     select
         {{ cdc_landed_record_columns() }},
         {{ cdc_build_started_at() }} as loaded_at
-    from landed_records
+    from landed_records_not_erased
 
 )
 

@@ -17,6 +17,67 @@ parsed_records as (
 
 ),
 
+erasures as (
+
+    select * from {{ ref('stg_warehouse__erasures') }}
+
+),
+
+{#
+    The changes of source transactions that `cdc-dbt forget` erased still count as landed: they
+    did land, and a transaction short of them would stay incomplete for good (and hold
+    cdc_current_consistent back at its start). The erasure list keeps their place in their
+    transaction, never their row; an event delivered twice is there once per delivery, and counts once.
+#}
+erased_changes as (
+
+    select distinct
+        source_format,
+        transaction_id,
+        source_db,
+        source_table,
+        cast(null as string) as row_key,
+        source_position,
+        op,
+        source_ts,
+        transaction_total_order,
+        transaction_event_count
+    from erasures
+    where transaction_id is not null
+
+),
+
+changes as (
+
+    select
+        source_format,
+        transaction_id,
+        source_db,
+        source_table,
+        row_key,
+        source_position,
+        op,
+        source_ts,
+        transaction_total_order,
+        transaction_event_count
+    from parsed_records
+    where outcome = 'change'
+    union all
+    select
+        source_format,
+        transaction_id,
+        source_db,
+        source_table,
+        row_key,
+        source_position,
+        op,
+        source_ts,
+        transaction_total_order,
+        transaction_event_count
+    from erased_changes
+
+),
+
 marker_records as (
 
     select * from parsed_records
@@ -38,10 +99,19 @@ postgres_ids as (
         transaction_status,
         split_part(transaction_id, ':', 1) as postgres_tx_id,
         cast(split_part(transaction_id, ':', 2) as decimal(20, 0)) as postgres_lsn
-    from parsed_records
-    where
-        transaction_id rlike '^[0-9]+:[0-9]+$'
-        and (ignore_class = 'transaction_marker' or (outcome = 'change' and source_format = 'debezium'))
+    from (
+        select
+            transaction_id,
+            transaction_status
+        from marker_records
+        union all
+        select
+            transaction_id,
+            cast(null as string) as transaction_status
+        from changes
+        where source_format = 'debezium'
+    ) as carried_ids
+    where transaction_id rlike '^[0-9]+:[0-9]+$'
 
 ),
 
@@ -91,20 +161,19 @@ expected_per_collection as (
 landed_events as (
 
     select distinct
-        coalesce(transaction_ids.transaction_id, parsed_records.transaction_id) as transaction_id,
-        parsed_records.source_db,
-        parsed_records.source_table,
-        parsed_records.row_key,
-        parsed_records.source_position,
-        parsed_records.op,
-        parsed_records.source_ts
-    from parsed_records
+        coalesce(transaction_ids.transaction_id, changes.transaction_id) as transaction_id,
+        changes.source_db,
+        changes.source_table,
+        changes.row_key,
+        changes.source_position,
+        changes.op,
+        changes.source_ts
+    from changes
     left join transaction_ids
-        on parsed_records.transaction_id = transaction_ids.carried_id
+        on changes.transaction_id = transaction_ids.carried_id
     where
-        parsed_records.outcome = 'change'
-        and parsed_records.source_format = 'debezium'
-        and parsed_records.transaction_id is not null
+        changes.source_format = 'debezium'
+        and changes.transaction_id is not null
 
 ),
 
@@ -188,8 +257,8 @@ qlik_events as (
         transaction_total_order as event_number,
         transaction_event_count,
         source_ts
-    from parsed_records
-    where outcome = 'change' and source_format = 'qlik' and transaction_id is not null
+    from changes
+    where source_format = 'qlik' and transaction_id is not null
 
 ),
 
