@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 USAGE = __doc__ or ""
 
 ERASURES = "cdc_erasures"
-"""The erasure list (macros/erasure/erasure_list.sql creates it; this command appends to it)."""
+"""The erasure list (macros/erasure/create_erasure_list.sql creates it; this command appends to it)."""
 PARSED = "int_records_parsed"
 """Every landed record once, with its outcome and, for a change, its row's identity."""
 DELIVERIES = "int_deliveries_loaded"
