@@ -343,6 +343,7 @@ def test_the_models_unit_tests_withhold_and_count_the_erased_records(
     assert result.success, result.exception or [str(node.message) for node in result.result or []]
     names = sorted(node.node.name for node in result.result if node.node.resource_type == "unit_test")
     assert names == [
+        "cdc_transactions_counts_qlik_events_by_their_number_within_the_transaction",
         "cdc_transactions_pairs_postgresql_begin_and_end_by_txid",
         "cdc_transactions_still_count_the_changes_cdc_dbt_forget_erased",
         "int_deliveries_loaded_withholds_the_records_cdc_dbt_forget_erased",
