@@ -321,7 +321,11 @@ def test_a_cluster_build_equals_the_local_build(
     assert {"int_records_parsed_unbound", "int_row_events_versioned"} <= set(tables), sorted(tables)
     cluster_rows = {table: computed_rows(spark.read.parquet(str(folder))) for table, folder in tables.items()}
     local_rows = {table: computed_rows(spark.table(f"`{demo_build.schema}`.`{table}`")) for table in tables}
-    assert all(local_rows.values()), "every table of the local build holds rows"
+    # The demo forgets no row and lands no Avro: the erasure list and the retried records stay empty.
+    empty_in_the_demo = {"cdc_erasures", "int_avro_records_retried"}
+    assert all(rows for table, rows in local_rows.items() if table not in empty_in_the_demo), (
+        "every other table of the local build holds rows"
+    )
     differing = {
         table: (len(cluster_rows[table]), len(local_rows[table]))
         for table in tables
