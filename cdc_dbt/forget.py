@@ -210,6 +210,9 @@ RECORD_COLUMNS = (
     "transaction_id", "source_position", "op", "source_ts", "transaction_total_order", "transaction_event_count",
 )  # fmt: skip
 """What forget reads of a parsed record: its identity, Kafka key, row and place in its transaction."""
+TRANSACTION_COLUMNS = RECORD_COLUMNS[8:]
+"""What the erasure list keeps of an erased change in a source transaction (for cdc_transactions)."""
+NO_TRANSACTION = (None,) * len(TRANSACTION_COLUMNS)
 
 
 def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) -> ForgetReport:
@@ -381,39 +384,43 @@ def append_erasures(
     """Append the erasure list's rows of this forget: one per record, with an erased change's
     place in its source transaction (for cdc_transactions), and one per Kafka key, by fingerprint."""
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    rows: list[tuple[Any, ...]] = []
-    for (topic, partition, offset), record in sorted(records.items()):
-        in_transaction = record.get("outcome") == "change" and record.get("transaction_id") is not None
-        transaction = tuple(record[column] if in_transaction else None for column in RECORD_COLUMNS[8:])
-        rows.append(
-            (
-                report.erasure_id,
-                now,
-                report.source_db,
-                report.source_table,
-                topic,
-                partition,
-                offset,
-                None,
-                *transaction,
-            )
-        )
-    for topic, key in keys:
-        fingerprint = kafka_key_fingerprint(topic, key)
-        rows.append(
-            (
-                report.erasure_id,
-                now,
-                report.source_db,
-                report.source_table,
-                topic,
-                None,
-                None,
-                fingerprint,
-                *(None,) * 7,
-            )
-        )
+    rows = [
+        erasure_row(report, now, topic, partition=partition, offset=offset, transaction=transaction_place(record))
+        for (topic, partition, offset), record in sorted(records.items())
+    ]
+    rows += [erasure_row(report, now, topic, kafka_key_sha256=kafka_key_fingerprint(topic, key)) for topic, key in keys]
     spark.createDataFrame(rows, spark.table(table).schema).write.insertInto(table)
+
+
+def erasure_row(
+    report: ForgetReport,
+    forgotten_ts: dt.datetime,
+    topic: str,
+    *,
+    partition: int | None = None,
+    offset: int | None = None,
+    kafka_key_sha256: str | None = None,
+    transaction: tuple[Any, ...] = NO_TRANSACTION,
+) -> tuple[Any, ...]:
+    """One row of the erasure list, its columns in the table's order (macros/erasure/create_erasure_list.sql):
+    a record by its identity (`partition`, `offset`) or a Kafka key by its fingerprint."""
+    return (
+        report.erasure_id,
+        forgotten_ts,
+        report.source_db,
+        report.source_table,
+        topic,
+        partition,
+        offset,
+        kafka_key_sha256,
+        *transaction,
+    )
+
+
+def transaction_place(record: dict[str, Any]) -> tuple[Any, ...]:
+    """An erased record's TRANSACTION_COLUMNS: a change's in a source transaction, else nulls."""
+    in_transaction = record.get("outcome") == "change" and record.get("transaction_id") is not None
+    return tuple(record[column] if in_transaction else None for column in TRANSACTION_COLUMNS)
 
 
 def erase(spark: "SparkSession", table: str, source: str, condition: str) -> int:
