@@ -153,8 +153,7 @@ def main(args: Sequence[str], settings: Settings) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(USAGE.strip(), file=sys.stdout if args else sys.stderr)
         return 0 if args else 2
-    from cdc_dbt.cli import one_line
-    from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
+    from cdc_dbt.cli import run_at_boundary
 
     try:
         request = parse_request(args)
@@ -165,21 +164,17 @@ def main(args: Sequence[str], settings: Settings) -> int:
     if mistake:
         print(f"cdc-dbt forget: {mistake}", file=sys.stderr)
         return 2
-    try:
-        _lock = hold_warehouse(settings.warehouse_dir, "forget")
-        from cdc_dbt.session import build_session
+    return run_at_boundary(lambda: forget_and_report(settings, request), "cdc-dbt forget", mistakes=(ForgetError,))
 
-        spark = build_session(settings)
-        report = forget(spark, settings, request)
-    except WarehouseInUseError as error:
-        print(f"cdc-dbt forget: {error}", file=sys.stderr)
-        return 3
-    except ForgetError as error:
-        print(f"cdc-dbt forget: {error}", file=sys.stderr)
-        return 2
-    except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
-        print(f"cdc-dbt forget: {one_line(error)}", file=sys.stderr)
-        return 1
+
+def forget_and_report(settings: Settings, request: ForgetRequest) -> int:
+    """Hold the warehouse, erase the row in a SparkSession, and print what was erased and withheld."""
+    from cdc_dbt.session import build_session
+    from cdc_dbt.warehouse_lock import hold_warehouse
+
+    _lock = hold_warehouse(settings.warehouse_dir, "forget")
+    spark = build_session(settings)
+    report = forget(spark, settings, request)
     print("\n".join(report.lines()))
     return 0
 
