@@ -173,20 +173,15 @@ def unknown_command(args: list[str]) -> str | None:
 
 
 def land_command(args: list[str], settings: Settings) -> int:
-    """`cdc-dbt land`: Spark's Kafka source into the landing folder (cdc_dbt/land.py), holding the
-    warehouse, whose table keeps the offsets landed."""
+    """`cdc-dbt land`: Spark's Kafka source into the landing folder (cdc_dbt/land.py, which holds the
+    warehouse once its arguments are checked: the warehouse's table keeps the offsets landed)."""
     from cdc_dbt.land import main as land
 
     mistake = None if {"-h", "--help"} & set(args) else table_format_mistake(settings)
     if mistake:
         print(f"cdc-dbt: {mistake}", file=sys.stderr)
         return 2
-
-    def hold_and_land() -> int:
-        _lock = hold_warehouse(settings.warehouse_dir, "land") if args and not {"-h", "--help"} & set(args) else None
-        return land(args, settings)
-
-    return run_at_boundary(hold_and_land, "cdc-dbt land", in_use_prefix="cdc-dbt")
+    return run_at_boundary(lambda: land(args, settings), "cdc-dbt land", in_use_prefix="cdc-dbt")
 
 
 def one_line(error: BaseException) -> str:

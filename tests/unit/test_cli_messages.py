@@ -164,6 +164,23 @@ def test_land_and_forget_while_another_process_holds_the_warehouse_say_who_in_on
     assert forget_line.startswith(f"cdc-dbt forget: {in_use}")
 
 
+def test_land_says_a_mistake_in_its_arguments_without_touching_the_warehouse(tmp_path: Path) -> None:
+    warehouse, no_file = tmp_path / "warehouse", tmp_path / "kafka.properties"
+    usage = "cdc-dbt land <topic> ... | --pattern '<regex>' (--help)"
+    for args, environment, line in (
+        (["--pattern"], {}, "--pattern takes one regex and nothing else: cdc-dbt land --pattern '<regex>'"),
+        (["some.topic", "--from-start"], {}, f"unknown option --from-start: {usage}"),
+        (
+            ["some.topic"],
+            {"CDC_KAFKA_PROPERTIES_FILE": str(no_file)},
+            f"CDC_KAFKA_PROPERTIES_FILE names {no_file}, which is no file",
+        ),
+    ):
+        run = cdc_dbt("land", *args, CDC_WAREHOUSE_DIR=str(warehouse), **environment)
+        assert (run.returncode, run.stderr.splitlines()) == (2, [f"cdc-dbt land: {line}"])
+    assert not warehouse.exists(), "a land with a mistake neither creates nor locks the warehouse"
+
+
 def test_land_and_forget_without_java_say_so_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "metastore_db").mkdir()  # a warehouse that exists: forget gets as far as Java
     land = cdc_dbt("land", "some.topic", CDC_WAREHOUSE_DIR=str(tmp_path), CDC_KAFKA_BOOTSTRAP_SERVERS="127.0.0.1:9")
