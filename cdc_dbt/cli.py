@@ -128,6 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(folders_in_use(settings))
         if not starts_spark and "--config-dir" not in args:
             return debug_without_spark(settings, args)
+    # An error's whole message, as main has always said it (land and forget say its first line).
     return run_at_boundary(lambda: run_command(args, settings, server, starts_spark), "cdc-dbt", describe=str)
 
 
@@ -181,6 +182,7 @@ def land_command(args: list[str], settings: Settings) -> int:
     if mistake:
         print(f"cdc-dbt: {mistake}", file=sys.stderr)
         return 2
+    # A warehouse held by another process is said as main says it (`cdc-dbt: the warehouse ...`).
     return run_at_boundary(lambda: land(args, settings), "cdc-dbt land", in_use_prefix="cdc-dbt")
 
 
