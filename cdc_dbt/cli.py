@@ -128,27 +128,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(folders_in_use(settings))
         if not starts_spark and "--config-dir" not in args:
             return debug_without_spark(settings, args)
-    try:
-        if args[0] == "serve":
-            return serve_command(args[1:], settings, lambda dbt_args: run_dbt_in_server(settings, dbt_args))
-        if args[0] == "sql" and not is_read_only_statement(args[1]):
-            forget_last_build(settings.warehouse_dir)  # the next build runs, whatever the statement changed
-        if server:
-            print(f"cdc-dbt: through the warm server at {server.host}:{server.port} (cdc-dbt serve)", file=sys.stderr)
-            return run_sql_on_server(server, args[1]) if args[0] == "sql" else run_dbt_on_server(server, settings, args)
-        # Held until this process ends: the warehouse's metastore admits one process.
-        _lock = hold_warehouse(settings.warehouse_dir, command) if starts_spark else None
-        if args[0] == "sql":
-            return run_sql(settings, args[1])
-        return run_unless_up_to_date(
-            settings, command, args, os.environ, lambda: run_dbt(settings, args), records_wait=records_wait(settings)
-        )
-    except WarehouseInUseError as error:
-        print(f"cdc-dbt: {error}", file=sys.stderr)
-        return 3
-    except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
-        print(f"cdc-dbt: {error}", file=sys.stderr)
-        return 1
+    # An error's whole message, as main has always said it (land and forget say its first line).
+    return run_at_boundary(lambda: run_command(args, settings, server, starts_spark), "cdc-dbt", describe=str)
+
+
+def run_command(args: list[str], settings: Settings, server: ServerAddress | None, starts_spark: bool) -> int:
+    """A command `main` has checked: `serve`, or `sql` or dbt's command through the warm `server`
+    when one runs, else here, holding the warehouse when it `starts_spark`."""
+    command = dbt_command(args)
+    if args[0] == "serve":
+        return serve_command(args[1:], settings, lambda dbt_args: run_dbt_in_server(settings, dbt_args))
+    if args[0] == "sql" and not is_read_only_statement(args[1]):
+        forget_last_build(settings.warehouse_dir)  # the next build runs, whatever the statement changed
+    if server:
+        print(f"cdc-dbt: through the warm server at {server.host}:{server.port} (cdc-dbt serve)", file=sys.stderr)
+        return run_sql_on_server(server, args[1]) if args[0] == "sql" else run_dbt_on_server(server, settings, args)
+    # Held until this process ends: the warehouse's metastore admits one process.
+    _lock = hold_warehouse(settings.warehouse_dir, command) if starts_spark else None
+    if args[0] == "sql":
+        return run_sql(settings, args[1])
+    return run_unless_up_to_date(
+        settings, command, args, os.environ, lambda: run_dbt(settings, args), records_wait=records_wait(settings)
+    )
 
 
 def unknown_command(args: list[str]) -> str | None:
@@ -173,23 +174,16 @@ def unknown_command(args: list[str]) -> str | None:
 
 
 def land_command(args: list[str], settings: Settings) -> int:
-    """`cdc-dbt land`: Spark's Kafka source into the landing folder (cdc_dbt/land.py), holding the
-    warehouse, whose table keeps the offsets landed."""
+    """`cdc-dbt land`: Spark's Kafka source into the landing folder (cdc_dbt/land.py, which holds the
+    warehouse once its arguments are checked: the warehouse's table keeps the offsets landed)."""
     from cdc_dbt.land import main as land
 
     mistake = None if {"-h", "--help"} & set(args) else table_format_mistake(settings)
     if mistake:
         print(f"cdc-dbt: {mistake}", file=sys.stderr)
         return 2
-    try:
-        _lock = hold_warehouse(settings.warehouse_dir, "land") if args and not {"-h", "--help"} & set(args) else None
-        return land(args, settings)
-    except WarehouseInUseError as error:
-        print(f"cdc-dbt: {error}", file=sys.stderr)
-        return 3
-    except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
-        print(f"cdc-dbt land: {one_line(error)}", file=sys.stderr)
-        return 1
+    # A warehouse held by another process is said as main says it (`cdc-dbt: the warehouse ...`).
+    return run_at_boundary(lambda: land(args, settings), "cdc-dbt land", in_use_prefix="cdc-dbt")
 
 
 def one_line(error: BaseException) -> str:
@@ -198,6 +192,31 @@ def one_line(error: BaseException) -> str:
     java_exception = getattr(error, "java_exception", None)
     text = str(java_exception.toString() if java_exception is not None else error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def run_at_boundary(
+    run: Callable[[], int],
+    prefix: str,
+    *,
+    describe: Callable[[BaseException], str] = one_line,
+    mistakes: tuple[type[Exception], ...] = (),
+    in_use_prefix: str | None = None,
+) -> int:
+    """`run()`, a command's work, at the CLI boundary: an error it raises becomes one line on stderr,
+    `<prefix>: <message>`, and an exit status instead of a stack trace. 3 when another process holds
+    the warehouse (after `in_use_prefix` if given), 2 for one of `mistakes` (the user's), 1 for any
+    other error, said by `describe`."""
+    try:
+        return run()
+    except WarehouseInUseError as error:
+        print(f"{in_use_prefix or prefix}: {error}", file=sys.stderr)
+        return 3
+    except mistakes as error:
+        print(f"{prefix}: {error}", file=sys.stderr)
+        return 2
+    except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
+        print(f"{prefix}: {describe(error)}", file=sys.stderr)
+        return 1
 
 
 def version_line() -> str:

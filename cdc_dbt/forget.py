@@ -153,8 +153,7 @@ def main(args: Sequence[str], settings: Settings) -> int:
     if not args or args[0] in ("-h", "--help"):
         print(USAGE.strip(), file=sys.stdout if args else sys.stderr)
         return 0 if args else 2
-    from cdc_dbt.cli import one_line
-    from cdc_dbt.warehouse_lock import WarehouseInUseError, hold_warehouse
+    from cdc_dbt.cli import run_at_boundary
 
     try:
         request = parse_request(args)
@@ -165,21 +164,17 @@ def main(args: Sequence[str], settings: Settings) -> int:
     if mistake:
         print(f"cdc-dbt forget: {mistake}", file=sys.stderr)
         return 2
-    try:
-        _lock = hold_warehouse(settings.warehouse_dir, "forget")
-        from cdc_dbt.session import build_session
+    return run_at_boundary(lambda: forget_and_report(settings, request), "cdc-dbt forget", mistakes=(ForgetError,))
 
-        spark = build_session(settings)
-        report = forget(spark, settings, request)
-    except WarehouseInUseError as error:
-        print(f"cdc-dbt forget: {error}", file=sys.stderr)
-        return 3
-    except ForgetError as error:
-        print(f"cdc-dbt forget: {error}", file=sys.stderr)
-        return 2
-    except Exception as error:  # noqa: BLE001 - the CLI boundary: one clear line, not a stack trace
-        print(f"cdc-dbt forget: {one_line(error)}", file=sys.stderr)
-        return 1
+
+def forget_and_report(settings: Settings, request: ForgetRequest) -> int:
+    """Hold the warehouse, erase the row in a SparkSession, and print what was erased and withheld."""
+    from cdc_dbt.session import build_session
+    from cdc_dbt.warehouse_lock import hold_warehouse
+
+    _lock = hold_warehouse(settings.warehouse_dir, "forget")
+    spark = build_session(settings)
+    report = forget(spark, settings, request)
     print("\n".join(report.lines()))
     return 0
 
@@ -210,6 +205,9 @@ RECORD_COLUMNS = (
     "transaction_id", "source_position", "op", "source_ts", "transaction_total_order", "transaction_event_count",
 )  # fmt: skip
 """What forget reads of a parsed record: its identity, Kafka key, row and place in its transaction."""
+TRANSACTION_COLUMNS = RECORD_COLUMNS[8:]
+"""What the erasure list keeps of an erased change in a source transaction (for cdc_transactions)."""
+NO_TRANSACTION = (None,) * len(TRANSACTION_COLUMNS)
 
 
 def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) -> ForgetReport:
@@ -381,39 +379,43 @@ def append_erasures(
     """Append the erasure list's rows of this forget: one per record, with an erased change's
     place in its source transaction (for cdc_transactions), and one per Kafka key, by fingerprint."""
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    rows: list[tuple[Any, ...]] = []
-    for (topic, partition, offset), record in sorted(records.items()):
-        in_transaction = record.get("outcome") == "change" and record.get("transaction_id") is not None
-        transaction = tuple(record[column] if in_transaction else None for column in RECORD_COLUMNS[8:])
-        rows.append(
-            (
-                report.erasure_id,
-                now,
-                report.source_db,
-                report.source_table,
-                topic,
-                partition,
-                offset,
-                None,
-                *transaction,
-            )
-        )
-    for topic, key in keys:
-        fingerprint = kafka_key_fingerprint(topic, key)
-        rows.append(
-            (
-                report.erasure_id,
-                now,
-                report.source_db,
-                report.source_table,
-                topic,
-                None,
-                None,
-                fingerprint,
-                *(None,) * 7,
-            )
-        )
+    rows = [
+        erasure_row(report, now, topic, partition=partition, offset=offset, transaction=transaction_place(record))
+        for (topic, partition, offset), record in sorted(records.items())
+    ]
+    rows += [erasure_row(report, now, topic, kafka_key_sha256=kafka_key_fingerprint(topic, key)) for topic, key in keys]
     spark.createDataFrame(rows, spark.table(table).schema).write.insertInto(table)
+
+
+def erasure_row(
+    report: ForgetReport,
+    forgotten_ts: dt.datetime,
+    topic: str,
+    *,
+    partition: int | None = None,
+    offset: int | None = None,
+    kafka_key_sha256: str | None = None,
+    transaction: tuple[Any, ...] = NO_TRANSACTION,
+) -> tuple[Any, ...]:
+    """One row of the erasure list, its columns in the table's order (macros/erasure/create_erasure_list.sql):
+    a record by its identity (`partition`, `offset`) or a Kafka key by its fingerprint."""
+    return (
+        report.erasure_id,
+        forgotten_ts,
+        report.source_db,
+        report.source_table,
+        topic,
+        partition,
+        offset,
+        kafka_key_sha256,
+        *transaction,
+    )
+
+
+def transaction_place(record: dict[str, Any]) -> tuple[Any, ...]:
+    """An erased record's TRANSACTION_COLUMNS: a change's in a source transaction, else nulls."""
+    in_transaction = record.get("outcome") == "change" and record.get("transaction_id") is not None
+    return tuple(record[column] if in_transaction else None for column in TRANSACTION_COLUMNS)
 
 
 def erase(spark: "SparkSession", table: str, source: str, condition: str) -> int:

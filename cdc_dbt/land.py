@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cdc_dbt.settings import Settings
+from cdc_dbt.warehouse_lock import hold_warehouse
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -78,7 +79,7 @@ class LandedPartition:
 
 
 def main(args: Sequence[str], settings: Settings) -> int:
-    """`cdc-dbt land ...`: usage mistakes exit 2 before any JVM starts."""
+    """`cdc-dbt land ...`: usage mistakes exit 2 before the warehouse is held or any JVM starts."""
     if not args or args[0] in ("-h", "--help"):
         print(USAGE.strip(), file=sys.stdout if args else sys.stderr)
         return 0 if args else 2
@@ -90,6 +91,7 @@ def main(args: Sequence[str], settings: Settings) -> int:
         return 2
     from cdc_dbt.session import build_session
 
+    _lock = hold_warehouse(settings.warehouse_dir, "land")  # until this land ends: its metastore admits one process
     spark = build_session(settings, kafka_source=True)
     report = land(spark, settings, selection, kafka_settings)
     for line in report:

@@ -27,14 +27,14 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
-from tests.real_parts.processes import free_port, log_tail, stop_process, wait_until
+from tests.real_parts.processes import free_port, stop_process, wait_until
+from tests.real_parts.server import Server, fail_if_exited, start_server, stopped_on_failure
 
 KAFKA_VERSION = "4.4.0"
 KAFKA_ARTIFACT = f"org.apache.kafka:kafka_2.13:{KAFKA_VERSION}"
@@ -76,7 +76,7 @@ with `cleanup.policy=compact` becomes."""
 
 
 @dataclass
-class KafkaBroker:
+class KafkaBroker(Server):
     """A running broker; `stop()` (or leaving the `with` block) ends its JVM by PID."""
 
     folder: Path
@@ -99,14 +99,6 @@ class KafkaBroker:
         The admin client goes first: left connected, librdkafka would print each failed reconnect."""
         self._admin = None
         stop_process(self.process)
-
-    def __enter__(self) -> "KafkaBroker":
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.stop()
 
     def admin(self) -> AdminClient:
         """One admin client for this broker, made on first use."""
@@ -186,27 +178,16 @@ def start_kafka(folder: Path, timeout: float = START_TIMEOUT_SECONDS) -> KafkaBr
     log4j = folder / "log4j2.properties"
     log4j.write_text(log4j2_properties(log))
     format_storage(jars, properties, log4j, folder / "format.log")
-    with (folder / "kafka.out").open("wb") as out:
-        process = subprocess.Popen(
-            [*java_command(jars, log4j), BROKER_MAIN, str(properties)],
-            cwd=folder, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+    process = start_server([*java_command(jars, log4j), BROKER_MAIN, str(properties)], folder, folder / "kafka.out")
     broker = KafkaBroker(folder, port, controller_port, process, log)
-    try:
+    with stopped_on_failure(broker):
         wait_until(lambda: broker_ready(broker), timeout, f"Kafka broker on port {port}", log)
-    except BaseException:
-        broker.stop()
-        raise
     return broker
 
 
 def broker_ready(broker: KafkaBroker) -> bool:
     """The broker answers a metadata request and is in it (so unfenced); fails if the JVM exited."""
-    if broker.process.poll() is not None:
-        out = broker.folder / "kafka.out"
-        raise RuntimeError(
-            f"the Kafka broker exited with {broker.process.returncode}{log_tail(out)}{log_tail(broker.log)}"
-        )
+    fail_if_exited(broker.process, "the Kafka broker", broker.folder / "kafka.out", broker.log)
     if not port_open(broker.port):  # before any client exists: librdkafka prints each refused connection
         return False
     try:

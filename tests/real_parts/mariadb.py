@@ -25,9 +25,9 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
-from tests.real_parts.processes import free_port, log_tail, stop_process, wait_until
+from tests.real_parts.processes import free_port, stop_process, wait_until
+from tests.real_parts.server import Server, fail_if_exited, start_server, stopped_on_failure
 
 MARIADB_SERVER = os.environ.get("CDC_TEST_MARIADBD", "/usr/sbin/mariadbd")
 MARIADB_INSTALL_DB = "mariadb-install-db"
@@ -73,7 +73,7 @@ SERVER_SETTINGS = {
 
 
 @dataclass
-class MariaDB:
+class MariaDB(Server):
     """A running server; `stop()` (or leaving the `with` block) shuts it down."""
 
     folder: Path
@@ -126,14 +126,6 @@ class MariaDB:
         if self.socket.parent != self.folder:
             shutil.rmtree(self.socket.parent, ignore_errors=True)
 
-    def __enter__(self) -> "MariaDB":
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.stop()
-
 
 def start_mariadb(folder: Path, timeout: float = START_TIMEOUT_SECONDS, server_version: str | None = None) -> MariaDB:
     """mariadb-install-db a server into `folder`/data and start it; returns once it accepts
@@ -158,21 +150,14 @@ def start_mariadb(folder: Path, timeout: float = START_TIMEOUT_SECONDS, server_v
         settings["version"] = server_version
     options.write_text(option_file(settings, socket))
     install_db(options, folder / "install-db.log")
-    with (folder / "mariadbd.out").open("wb") as out:
-        process = subprocess.Popen(
-            [MARIADB_SERVER, f"--defaults-file={options}"],
-            cwd=folder, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-        )  # fmt: skip
+    process = start_server([MARIADB_SERVER, f"--defaults-file={options}"], folder, folder / "mariadbd.out")
     mariadb = MariaDB(folder, data, socket, port, process, log, options)
-    try:
+    with stopped_on_failure(mariadb):
         wait_until(lambda: server_ready(mariadb), timeout, f"MariaDB on port {port}", log)
         mariadb.execute(
             f"create user '{DEBEZIUM_USER}'@'%' identified by '{DEBEZIUM_PASSWORD}';\n"
             f"grant {DEBEZIUM_PRIVILEGES} on *.* to '{DEBEZIUM_USER}'@'%';\n"
         )
-    except BaseException:
-        mariadb.stop()
-        raise
     return mariadb
 
 
@@ -204,8 +189,7 @@ def install_db(options: Path, log: Path) -> None:
 
 def server_ready(mariadb: MariaDB) -> bool:
     """The server answers `mariadb-admin ping`; fails if it exited."""
-    if mariadb.process.poll() is not None:
-        raise RuntimeError(f"mariadbd exited with {mariadb.process.returncode}{log_tail(mariadb.log)}")
+    fail_if_exited(mariadb.process, "mariadbd", mariadb.log)
     if not mariadb.socket.exists():  # before that, each ping would only wait to fail
         return False
     ping = [MARIADB_ADMIN, f"--defaults-file={mariadb.options}", "--connect-timeout=2", "--silent", "ping"]

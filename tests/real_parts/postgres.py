@@ -27,9 +27,9 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from tests.real_parts.processes import free_port, log_tail, pid_alive, wait_until
+from tests.real_parts.server import Server, stopped_on_failure
 
 POSTGRES_BIN = Path(os.environ.get("CDC_TEST_POSTGRES_BIN", "/usr/lib/postgresql/15/bin"))
 SUPERUSER = "postgres"
@@ -54,7 +54,7 @@ SERVER_SETTINGS = {
 
 
 @dataclass
-class Postgres:
+class Postgres(Server):
     """A running cluster; `stop()` (or leaving the `with` block) shuts it down."""
 
     folder: Path
@@ -105,14 +105,6 @@ class Postgres:
         if self.socket_dir != self.folder:
             shutil.rmtree(self.socket_dir, ignore_errors=True)
 
-    def __enter__(self) -> "Postgres":
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.stop()
-
 
 def start_postgres(folder: Path, database: str = SUPERUSER, timeout: float = START_TIMEOUT_SECONDS) -> Postgres:
     """initdb a cluster in `folder`/data and start it; returns once it accepts connections, with
@@ -128,15 +120,21 @@ def start_postgres(folder: Path, database: str = SUPERUSER, timeout: float = STA
     start = [str(POSTGRES_BIN / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", str(int(timeout)), "start"]
     started = subprocess.run(as_cluster_owner(start), capture_output=True, text=True, timeout=timeout + 30)
     pid = postmaster_pid(data)
-    postgres = Postgres(folder, data, socket_dir, port, pid or 0, log)
-    if started.returncode != 0 or pid is None:
-        if pid is not None:
-            postgres.stop()
-        raise RuntimeError(f"PostgreSQL did not start: {started.stdout}{started.stderr}{log_tail(log)}")
-    if database != SUPERUSER:
-        postgres.create_database(database)
-        postgres.database = database
+    if pid is None:  # it never ran: nothing to stop
+        raise start_failure(started, log)
+    postgres = Postgres(folder, data, socket_dir, port, pid, log)
+    with stopped_on_failure(postgres):
+        if started.returncode != 0:
+            raise start_failure(started, log)
+        if database != SUPERUSER:
+            postgres.create_database(database)
+            postgres.database = database
     return postgres
+
+
+def start_failure(started: subprocess.CompletedProcess[str], log: Path) -> RuntimeError:
+    """What `pg_ctl start` said, and the end of the server's log."""
+    return RuntimeError(f"PostgreSQL did not start: {started.stdout}{started.stderr}{log_tail(log)}")
 
 
 def initdb(data: Path, log: Path) -> None:

@@ -28,10 +28,10 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from tests.real_parts.kafka_broker import CACHE_COMPLETE_MARKER, cache_folder
-from tests.real_parts.processes import free_port, log_tail, stop_process, wait_until
+from tests.real_parts.processes import free_port, stop_process, wait_until
+from tests.real_parts.server import Server, fail_if_exited, start_server, stopped_on_failure
 
 APICURIO_VERSION = "3.0.9"
 ARTIFACT_PATH = (
@@ -48,7 +48,7 @@ START_TIMEOUT_SECONDS = 90.0
 
 
 @dataclass
-class SchemaRegistryServer:
+class SchemaRegistryServer(Server):
     """A running Apicurio Registry; `stop()` (or leaving the `with` block) ends its JVM by PID."""
 
     folder: Path
@@ -68,14 +68,6 @@ class SchemaRegistryServer:
     def stop(self) -> None:
         stop_process(self.process)
 
-    def __enter__(self) -> "SchemaRegistryServer":
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.stop()
-
 
 def start_schema_registry(folder: Path, timeout: float = START_TIMEOUT_SECONDS) -> SchemaRegistryServer:
     """Start Apicurio Registry on a free loopback port; returns once its Confluent API answers."""
@@ -89,22 +81,16 @@ def start_schema_registry(folder: Path, timeout: float = START_TIMEOUT_SECONDS) 
         f"-Dquarkus.log.file.path={log}", "-Dquarkus.log.file.enable=true", "-Dquarkus.log.console.enable=false",
         "-jar", str(runner),
     ]  # fmt: skip
-    with (folder / "apicurio.out").open("wb") as out:
-        process = subprocess.Popen(command, cwd=folder, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    process = start_server(command, folder, folder / "apicurio.out")
     server = SchemaRegistryServer(folder, port, process, log)
-    try:
+    with stopped_on_failure(server):
         wait_until(lambda: registry_ready(server), timeout, f"Apicurio Registry on port {port}", log)
-    except BaseException:
-        server.stop()
-        raise
     return server
 
 
 def registry_ready(server: SchemaRegistryServer) -> bool:
     """Its Confluent API lists subjects; fails at once if the JVM exited."""
-    if server.process.poll() is not None:
-        out = server.folder / "apicurio.out"
-        raise RuntimeError(f"Apicurio Registry exited with {server.process.returncode}{log_tail(out)}")
+    fail_if_exited(server.process, "Apicurio Registry", server.folder / "apicurio.out")
     try:
         with urllib.request.urlopen(f"{server.url}/subjects", timeout=2) as answer:
             return bool(answer.status == 200)

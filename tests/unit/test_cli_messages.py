@@ -146,6 +146,51 @@ def test_a_query_while_another_process_holds_the_warehouse_says_who_in_one_line(
     assert line.endswith(": wait for it to finish, then run this again")
 
 
+def test_land_and_forget_while_another_process_holds_the_warehouse_say_who_in_one_line(tmp_path: Path) -> None:
+    warehouse = tmp_path / "warehouse"
+    (warehouse / "metastore_db").mkdir(parents=True)
+    held = hold_warehouse(warehouse, "build")
+    try:
+        land = cdc_dbt(
+            "land", "some.topic", CDC_WAREHOUSE_DIR=str(warehouse), CDC_KAFKA_BOOTSTRAP_SERVERS="127.0.0.1:9"
+        )
+        forget = cdc_dbt("forget", "inventory.customers", '{"id": 1001}', CDC_WAREHOUSE_DIR=str(warehouse))
+    finally:
+        held.close()
+    in_use = f"the warehouse {warehouse} is in use by process {os.getpid()} (cdc-dbt build, since"
+    assert (land.returncode, forget.returncode) == (3, 3)
+    [land_line], [forget_line] = land.stderr.splitlines(), forget.stderr.splitlines()
+    assert land_line.startswith(f"cdc-dbt: {in_use}")  # land's says `cdc-dbt:`, as a query's does
+    assert forget_line.startswith(f"cdc-dbt forget: {in_use}")
+
+
+def test_land_says_a_mistake_in_its_arguments_without_touching_the_warehouse(tmp_path: Path) -> None:
+    warehouse, no_file = tmp_path / "warehouse", tmp_path / "kafka.properties"
+    usage = "cdc-dbt land <topic> ... | --pattern '<regex>' (--help)"
+    for args, environment, line in (
+        (["--pattern"], {}, "--pattern takes one regex and nothing else: cdc-dbt land --pattern '<regex>'"),
+        (["some.topic", "--from-start"], {}, f"unknown option --from-start: {usage}"),
+        (
+            ["some.topic"],
+            {"CDC_KAFKA_PROPERTIES_FILE": str(no_file)},
+            f"CDC_KAFKA_PROPERTIES_FILE names {no_file}, which is no file",
+        ),
+    ):
+        run = cdc_dbt("land", *args, CDC_WAREHOUSE_DIR=str(warehouse), **environment)
+        assert (run.returncode, run.stderr.splitlines()) == (2, [f"cdc-dbt land: {line}"])
+    assert not warehouse.exists(), "a land with a mistake neither creates nor locks the warehouse"
+
+
+def test_land_and_forget_without_java_say_so_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "metastore_db").mkdir()  # a warehouse that exists: forget gets as far as Java
+    land = cdc_dbt("land", "some.topic", CDC_WAREHOUSE_DIR=str(tmp_path), CDC_KAFKA_BOOTSTRAP_SERVERS="127.0.0.1:9")
+    forget = cdc_dbt("forget", "inventory.customers", '{"id": 1001}', CDC_WAREHOUSE_DIR=str(tmp_path))
+    assert (land.returncode, forget.returncode) == (1, 1)
+    [land_line], [forget_line] = land.stderr.splitlines(), forget.stderr.splitlines()
+    assert land_line.startswith("cdc-dbt land: Java 17 or newer is needed")
+    assert forget_line.startswith("cdc-dbt forget: Java 17 or newer is needed")
+
+
 def test_a_killed_holder_leaves_the_warehouse_free(tmp_path: Path) -> None:
     holder = subprocess.Popen([sys.executable, "-c", HOLD_AND_WAIT, str(tmp_path)], stdout=subprocess.PIPE, text=True)
     assert holder.stdout is not None and holder.stdout.readline() == "held\n"
