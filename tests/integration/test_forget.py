@@ -110,6 +110,10 @@ class Forgotten:
     before: dict[str, list[str]]
     after: dict[str, list[str]]
     outputs: dict[int, str]
+    files_before: dict[str, list[str]]
+    files_after: dict[str, list[str]]
+    """Every row of every data file of every table folder of the schema right after the forgets,
+    by table folder: what time travel or a reader of the files could still reach."""
     incremental: dict[str, list[str]]
     full_refresh: dict[str, list[str]]
 
@@ -143,6 +147,7 @@ def forgotten(
         return dbt_project.build(landing, schema=SCHEMA, example_marts=True, project_dir=project, **options)
 
     before = snapshot(build(data_tests=False))
+    files_before = data_file_rows(session_settings.warehouse_dir / "tables" / f"{SCHEMA}.db")
     settings = Settings(project, landing, session_settings.warehouse_dir, None, schema=SCHEMA)
     outputs = {}
     for customer, typed in FORGOTTEN.items():
@@ -150,6 +155,7 @@ def forgotten(
         assert (status, err) == (0, ""), err
         outputs[customer] = out
     after = snapshot(Build(dbt_project.spark, SCHEMA))
+    files_after = data_file_rows(session_settings.warehouse_dir / "tables" / f"{SCHEMA}.db")
 
     # Landed after the forget: an update of 1020 (the source re-sent it) and another customer's.
     late = [record for _, record in demo_customer_records() if customer_of(record) == 1020][-1]
@@ -163,7 +169,24 @@ def forgotten(
     )
     incremental = snapshot(build())
     full_refresh = snapshot(build(full_refresh=True, data_tests=False))
-    return Forgotten(landing, settings, before, after, outputs, incremental, full_refresh)
+    return Forgotten(landing, settings, before, after, outputs, files_before, files_after, incremental, full_refresh)
+
+
+def data_file_rows(schema_folder: Path) -> dict[str, list[str]]:
+    """Each row of each Parquet data file under the schema's table folders (the Delta log left out),
+    as JSON text, read with pyarrow: the files as they are, whichever version reads them."""
+    import pyarrow.parquet as pq
+
+    rows: dict[str, list[str]] = {}
+    for data_file in sorted(schema_folder.glob("*/**/*.parquet")):
+        relative = data_file.relative_to(schema_folder)
+        if "_delta_log" in relative.parts:
+            continue
+        table = pq.read_table(data_file)
+        rows.setdefault(relative.parts[0], []).extend(
+            json.dumps(row, default=str, sort_keys=True) for row in table.to_pylist()
+        )
+    return rows
 
 
 def is_of_the_forgotten(table: str, row_json: str, erased: set[tuple[Any, ...]]) -> bool:
@@ -202,6 +225,8 @@ def test_the_forgotten_rows_were_there_before(forgotten: Forgotten) -> None:
     assert [value for value in traces() if not any(holds(row, value) for row in rows)] == []
     current = [json.loads(row)["row_key"] for row in forgotten.before["cdc_current"]]
     assert '{"id":1020}' in current and '{"id":1022}' not in current
+    in_files = [row for rows in forgotten.files_before.values() for row in rows]
+    assert [value for value in traces() if not any(holds(row, value) for row in in_files)] == []
     quarantined = [json.loads(row) for row in forgotten.before["cdc_quarantine"]]
     assert [row["offset"] for row in quarantined if row["topic"] == TOPIC] == [BAD_OFFSET]
 
@@ -209,6 +234,17 @@ def test_the_forgotten_rows_were_there_before(forgotten: Forgotten) -> None:
 def test_no_trace_is_left_in_any_table(forgotten: Forgotten) -> None:
     assert_no_trace(forgotten.after)
     assert forgotten.after["customers_current"], "the typed marts are tables, and keep the other customers"
+
+
+def test_no_file_of_any_table_holds_a_trace(forgotten: Forgotten) -> None:
+    """The purge: no data file left in the tables' folders, read by any version or any reader of
+    the files, holds the forgotten rows (an unpurged table's older files would)."""
+    files = forgotten.files_after
+    assert {"cdc_current", "cdc_history", "int_deliveries_loaded", "customers_current"} <= set(files)
+    values, keys = traces(), set(raw_keys().values())
+    for table, rows in files.items():
+        for row_json in rows:
+            assert [value for value in [*values, *keys] if holds(row_json, value)] == [], (table, row_json[:300])
 
 
 def test_every_other_row_of_every_table_is_as_it_was(forgotten: Forgotten) -> None:

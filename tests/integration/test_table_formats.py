@@ -111,7 +111,8 @@ def test_every_table_of_the_schema_is_a_delta_table(demo_build: Build) -> None:
 def test_parquet_builds_the_demo_into_the_tables_delta_gives(demo_build: Build, dbt_project: DbtProject) -> None:
     os.environ["CDC_TABLE_FORMAT"] = "parquet"
     try:
-        parquet_build = dbt_project.build(DEMO_LANDING, schema="demo_parquet", example_marts=True)
+        # Its data tests would only repeat the demo build's: they read tables this test proves equal.
+        parquet_build = dbt_project.build(DEMO_LANDING, schema="demo_parquet", example_marts=True, data_tests=False)
     finally:
         del os.environ["CDC_TABLE_FORMAT"]
     listed = parquet_build.rows("show tables in `{schema}`")
