@@ -60,7 +60,12 @@ SMALL_INPUT_SPARK_CONF = {
     "spark.driver.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m",
     "spark.executor.defaultJavaOptions": "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m",
 }
-SUITE_SESSION_JVM = {"spark.driver.defaultJavaOptions": "-XX:ReservedCodeCacheSize=512m"}
+SUITE_SESSION_JVM = {
+    "spark.driver.defaultJavaOptions": "-XX:ReservedCodeCacheSize=512m",
+    # After one demo build ~0.9 GiB stays live (jcmd GC.class_histogram; as much after six builds,
+    # so no leak), and the last tests, which collect two schemas' every row, ran out of 3 GiB in CI.
+    "spark.driver.memory": "6g",
+}
 """The suite's session lives the whole run (over 40 builds): C2's code pays back there."""
 DBT_THREADS = 4
 """Independent models and data tests run concurrently on the one SparkSession: while one query
