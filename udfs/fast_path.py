@@ -287,12 +287,16 @@ def _row_change(
         return None
     # The placeholder is rare: one look for it in C first (the values are scalars, so hashable).
     unavailable = () if not after or _UNAVAILABLE.isdisjoint(after.values()) else _unavailable_columns(after)
-    before_decoders, after_decoders = _image_decoders(schema)
+    last_schema, decoders = _last_image_decoders
+    if schema is not last_schema:  # a stream's changes come in runs of one table: asked once a run
+        decoders = _image_decoders(schema)
+        _last_image_decoders[:] = schema, decoders
+    before_decoders, after_decoders = decoders
     if before is not None and before_decoders:
         _decode_row(before, before_decoders)
     if after is not None and after_decoders:
         _decode_row(after, after_decoders)
-    event_ts_ms, source_ts_ms = body.get("ts_ms"), source.get("ts_ms")
+    event_ts_ms, source_ts_ms, snapshot = body.get("ts_ms"), source.get("ts_ms"), source.get("snapshot")
     if type(event_ts_ms) is not int or not -MAX_TIMESTAMP_MS <= event_ts_ms <= MAX_TIMESTAMP_MS:
         event_ts_ms = None  # `_timestamp_ms`, written out: it is called twice a record
     if type(source_ts_ms) is not int or not -MAX_TIMESTAMP_MS <= source_ts_ms <= MAX_TIMESTAMP_MS:
@@ -320,7 +324,7 @@ def _row_change(
             position,
             source["lsn"],  # source_lsn: `_postgres_position` checked it fits a bigint
             tx_id if tx_id is None or type(tx_id) is str else str(tx_id),  # source_tx_id, `_text`
-            _snapshot_flag(source.get("snapshot")),  # source_snapshot
+            snapshot if type(snapshot) is str else _snapshot_flag(snapshot),  # source_snapshot
             transaction_id if transaction_id is None or type(transaction_id) is str else str(transaction_id),
             _bigint(transaction.get("total_order")),  # transaction_total_order
             _bigint(transaction.get("data_collection_order")),  # transaction_data_collection_order
@@ -355,6 +359,10 @@ Decoder = Callable[[Any], str | None]
 `decode_value` then decodes, or refuses)."""
 _FieldDecoders = tuple[tuple[str, Mapping[str, Any], Decoder | None], ...]
 """A row image's fields to decode: name, field schema, and its common values' decoder if any."""
+
+
+_last_image_decoders: list[Any] = [None, ((), ())]
+"""The schema last asked about and its `_image_decoders`."""
 
 
 @memoized_per_schema
@@ -539,7 +547,13 @@ def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> 
     (its fields are a marker's alone, so it is no envelope nor Qlik message, and its schema does
     not make it a flattened record) with a text id, and for an END valid counts; else None."""
     status, transaction_id = body["status"], body.get("id")
-    if type(transaction_id) is not str or not transaction_id or _makes_flattened(schema):
+    if type(transaction_id) is not str or not transaction_id:
+        return None
+    last_schema, makes_flattened = _last_makes_flattened
+    if schema is not last_schema:  # asked once a run of one topic's markers
+        makes_flattened = _makes_flattened(schema)
+        _last_makes_flattened[:] = schema, makes_flattened
+    if makes_flattened:
         return None
     event_count, collection_counts = None, None
     if status == "END":
@@ -581,6 +595,10 @@ def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> 
             None,  # qlik_schema_id
         ),
     )
+
+
+_last_makes_flattened: list[Any] = [None, False]
+"""The schema last asked about and its `_makes_flattened` (none makes none flattened)."""
 
 
 @memoized_per_schema
