@@ -14,7 +14,9 @@ imports `udfs` from that version's tree), in which, on every line:
   (`udfs.spark.over_arrow_batches`: Arrow columns in, one Arrow column out), timed over all;
   `-` where the version has no such functions.
 
-Lines go in batches of 10,000, Spark's default Arrow batch.
+Lines go in batches of 10,000, Spark's default Arrow batch; each batch of the first two is timed
+under the garbage-collection policy the version's worker keeps for a batch
+(`udfs.spark.collection_paused`, where the version has one; the third and fourth keep it inside).
 
 Each child also digests every result it made; the two versions' digests must be equal (the change
 keeps every output), or the script exits non-zero. It prints each version's best µs per line and
@@ -23,6 +25,7 @@ the Python work a UDF call does, without the crossing to and from the JVM.
 """
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -51,6 +54,8 @@ def measure(lines_file: Path) -> dict[str, object]:
     from udfs.landing import parse_kcat_line
     from udfs.records import parse_record
 
+    # The worker's policy for a batch (the collector paused), where this version has one.
+    batch_policy = getattr(registration, "collection_paused", contextlib.nullcontext)
     kcat_batch, record_batch = None, None
     if hasattr(registration, "over_arrow_batches"):
         # As registered: the row function and result type of each UDF.
@@ -62,16 +67,18 @@ def measure(lines_file: Path) -> dict[str, object]:
     record_count = 0
     for start in range(0, len(lines), BATCH_ROWS):
         batch_lines = lines[start : start + BATCH_ROWS]
-        started = time.perf_counter()
-        landed = [parse_kcat_line(line) for line in batch_lines]
-        seconds["kcat"] += time.perf_counter() - started
+        with batch_policy():
+            started = time.perf_counter()
+            landed = [parse_kcat_line(line) for line in batch_lines]
+            seconds["kcat"] += time.perf_counter() - started
         records = [record for record in landed if record.reason is None]
-        started = time.perf_counter()
-        parsed = [
-            parse_record(record.key, record.payload, record.partition, record.offset, record.topic)  # type: ignore[arg-type]
-            for record in records
-        ]
-        seconds["record"] += time.perf_counter() - started
+        with batch_policy():
+            started = time.perf_counter()
+            parsed = [
+                parse_record(record.key, record.payload, record.partition, record.offset, record.topic)  # type: ignore[arg-type]
+                for record in records
+            ]
+            seconds["record"] += time.perf_counter() - started
         digest.update(repr((landed, parsed)).encode())
         record_count += len(records)
         del landed, records, parsed

@@ -9,19 +9,22 @@ records built directly, at about half the cost.
 
 The general path stays the one definition of the rules. Each function here returns None for
 anything it is not sure of, and the general path decides (and says why a record is refused). Most
-rules are called, not copied (decoding a value by its schema, the changed columns, the text of a
-row image); the few copied for speed are copied for their common values only (a timestamp's text
-by one datetime call, a PostgreSQL position's sort key, a marker's counts, a field's bigint
-check). `tests/unit/test_fast_path.py` compares every result of this path with the general path's,
-byte for byte, over the hostile and shared corpora, generated records and mutations of them.
+rules are called, not copied (decoding a value by its schema, a decimal's text, the changed
+columns, reading a text exactly); the few copied for speed are copied for their common values only
+(a date's and a timestamp's text, a PostgreSQL position's sort key, a marker's counts, a field's
+bigint check). `tests/unit/test_fast_path.py` compares every result of this path with the general
+path's, byte for byte, over the hostile and shared corpora, generated records and mutations of
+them, and each logical type it decodes with `udfs.logical_types` over the whole range of values.
 
-State kept between records (recent schema blocks, row keys by key text) only saves work: every
-result is a function of the record alone. A Python worker parses one record at a time.
+State kept between records (recent schema blocks, row keys by key text, the texts of days and of
+decimals) only saves work: every result is a function of the record alone, and each memory is
+bounded. A Python worker parses one record at a time.
 """
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 from types import NoneType
 from typing import Any, TypeGuard
 
@@ -35,6 +38,7 @@ from udfs.flattened import is_flattened
 from udfs.logical_types import (
     UNAVAILABLE_BYTES,
     UNAVAILABLE_VALUE,
+    decode_decimal,
     decode_struct,
     decode_value,
     fields_to_decode,
@@ -59,6 +63,8 @@ _POSTGRESQL = "postgresql"
 _SEQUENCE = re.compile(r'\[(?:null|"([0-9]{1,99})"),(?:null|"([0-9]{1,99})")\]')
 """`source.sequence` as Debezium's PostgreSQL connector writes it: `["<last commit lsn>","<lsn>"]`,
 either of them null. ASCII digits only, as `positions` takes them."""
+_COMMON_SEQUENCE = re.compile(r'\["([1-9][0-9]{0,98})","([1-9][0-9]{0,98})"\]')
+"""`_SEQUENCE` of two numbers written without a leading zero: their digits are their sort key's."""
 _MARKER_FIELDS = frozenset({"status", "id", "event_count", "data_collections", "ts_ms"})
 """Every field of a transaction marker, and none of a row change, flattened record or Qlik message."""
 
@@ -79,21 +85,23 @@ class RecentSchemas:
 
     def __init__(self) -> None:
         self._blocks: list[tuple[str, dict[str, Any]]] = []
+        """Each block as the text before its payload, `{"schema":<block>,"payload":`, and its value."""
+        self.recent: tuple[str, dict[str, Any]] | None = None
+        """The most recent block, the first of `_blocks`."""
 
     def split(self, text: str) -> tuple[dict[str, Any], str] | None:
         """`(schema, payload text)` of a converter message, as `udfs.converter.load_message` cuts
         it; None for a message without a schema block, or one whose block is not an object."""
-        start = len(_SCHEMA_PREFIX)
         if not (text.startswith(_SCHEMA_PREFIX) and text.endswith("}")):
             return None
-        for index, (block_text, schema) in enumerate(self._blocks):
+        for index, (prefix, schema) in enumerate(self._blocks):
             # A block never holds `,"payload":` (it was cut at the first one) and ends with `}`,
             # so the separator right after it is the text's first: the cut load_message makes.
-            cut = start + len(block_text)
-            if text.startswith(block_text, start) and text.startswith(_PAYLOAD_SEPARATOR, cut):
+            if text.startswith(prefix):
                 if index:  # the most recent first: a stream's messages come in runs of one table
                     self._blocks.insert(0, self._blocks.pop(index))
-                return schema, text[cut + len(_PAYLOAD_SEPARATOR) : -1]
+                    self.recent = self._blocks[0]
+                return schema, text[len(prefix) : -1]
         parts = converter_parts(text)
         if parts is None:
             return None
@@ -104,8 +112,9 @@ class RecentSchemas:
             return None
         if type(schema) is not dict:
             return None
-        self._blocks.insert(0, (block_text, schema))
+        self._blocks.insert(0, (_SCHEMA_PREFIX + block_text + _PAYLOAD_SEPARATOR, schema))
         del self._blocks[_RECENT_SCHEMAS:]
+        self.recent = self._blocks[0]
         return schema, payload_text
 
 
@@ -118,17 +127,39 @@ def parse_common_record(key: str | None, payload: str | None, partition: int, of
     try:
         if payload is None:
             return _tombstone(key)
-        message = _load_message(payload, _VALUE_SCHEMAS)
-        if message is None:
+        schema: dict[str, Any] | None
+        recent = _VALUE_SCHEMAS.recent
+        if recent is not None and payload.startswith(recent[0]) and payload.endswith("}"):
+            schema, body_text = recent[1], payload[len(recent[0]) : -1]  # `split`, by the most recent block
+        else:
+            split = _VALUE_SCHEMAS.split(payload)
+            schema, body_text = split if split is not None else (None, payload)
+        try:
+            body = orjson.loads(body_text)
+        except orjson.JSONDecodeError:
             return None
-        body, schema = message
+        if type(body) is not dict or (schema is None and "payload" in body):
+            return None  # a converter message written otherwise: the general path decides
+        # The general path reads a text again with `json` where orjson may have rounded a number,
+        # and refuses one nested deeper than `json` reads: here no text is nested deep enough.
+        if body_text.count("{") + body_text.count("[") > _MAX_OPENINGS:
+            return None
         if "op" in body:
-            return _row_change(body, schema, key)
+            return _row_change(body, body_text, schema, key)
         if body.keys() <= _MARKER_FIELDS and body.get("status") in ("BEGIN", "END"):
             return _transaction_marker(body, schema)
         return None
     except RecordError:
         return None  # a value its schema refuses, or an unusual marker: the general path says why
+
+
+_MAX_OPENINGS = 100
+"""Objects and arrays a body may open (braces and brackets in its strings counted too): a value is
+nested no deeper than the openings before it, and `json` reads 100 levels at any depth of calls a
+parse runs at (its limit is the interpreter's, 1,000 calls).
+Below that, the numbers orjson may have rounded are all the general path reads otherwise, and the
+fast paths read none of them but the row images' (`_row_change`): every other member they output
+is checked to be a string or an integer, and one of another type goes to the general path."""
 
 
 def _load_message(text: str, schemas: RecentSchemas) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
@@ -211,9 +242,23 @@ def _tombstone(key_text: str | None) -> ParsedRecord | None:
     return ParsedRecord(_IGNORED, _TOMBSTONE, row_key=row_key)
 
 
-def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: str | None) -> ParsedRecord | None:
+def _row_change(
+    body: dict[str, Any], text: str, schema: dict[str, Any] | None, key_text: str | None
+) -> ParsedRecord | None:
     """A row change of Debezium's PostgreSQL connector (`udfs.debezium.parse_envelope`)."""
-    op, source, before, after = body["op"], body.get("source"), body.get("before"), body.get("after")
+    before, after = body.get("before"), body.get("after")
+    if (type(before) is dict and not _EXACT_SCALARS.issuperset(map(type, before.values()))) or (
+        type(after) is dict and not _EXACT_SCALARS.issuperset(map(type, after.values()))
+    ):
+        # A float in a row image may be a number orjson rounded: the text read as the general path
+        # reads it. (`parse_common_record` saw that the text is nested shallowly enough for that.)
+        body = json_text.exactly(text, body)
+        before, after = body.get("before"), body.get("after")
+        if (type(before) is dict and not _IMAGE_SCALARS.issuperset(map(type, before.values()))) or (
+            type(after) is dict and not _IMAGE_SCALARS.issuperset(map(type, after.values()))
+        ):
+            return None  # an image with objects or arrays in it: the general path decodes them
+    op, source = body["op"], body.get("source")
     if (
         op not in _ROW_OPS
         or type(source) is not dict
@@ -225,22 +270,40 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
     table, namespace, transaction = source.get("table"), source.get("schema"), body.get("transaction")
     if type(table) is not str or not table or type(namespace) is not str or not namespace or "collection" in source:
         return None
-    if type(transaction) is not dict and transaction is not None:
+    if transaction is None:
+        transaction = _NO_TRANSACTION
+    elif type(transaction) is not dict:
+        return None
+    # The members written as text: a string, an integer, or none (`_text` of another type would
+    # write a number orjson may have rounded, or a container's `repr`).
+    source_db, tx_id, transaction_id = source.get("db"), source.get("txId"), transaction.get("id")
+    if not _TEXT_TYPES.issuperset((type(source_db), type(tx_id), type(transaction_id))):
         return None
     position = _postgres_position(source)
-    row_key = _row_key(key_text)
+    row_key = _row_keys.get(key_text) if key_text is not None else None
+    if row_key is None:
+        row_key = _row_key(key_text)
     if position is None or row_key is None:
         return None
     # The placeholder is rare: one look for it in C first (the values are scalars, so hashable).
     unavailable = () if not after or _UNAVAILABLE.isdisjoint(after.values()) else _unavailable_columns(after)
-    before_fields, after_fields = _image_fields_to_decode(schema)
-    before_row = _decode_row(before, before_fields) if before is not None else None
-    after_row = _decode_row(after, after_fields) if after is not None else None
-    event_ts_ms = _timestamp_ms(body.get("ts_ms"))
-    source_ts_ms = _timestamp_ms(source.get("ts_ms"))
-    transaction = transaction or {}
+    last_schema, decoders = _last_image_decoders
+    if schema is not last_schema:  # a stream's changes come in runs of one table: asked once a run
+        decoders = _image_decoders(schema)
+        _last_image_decoders[:] = schema, decoders
+    before_decoders, after_decoders = decoders
+    if before is not None and before_decoders:
+        _decode_row(before, before_decoders)
+    if after is not None and after_decoders:
+        _decode_row(after, after_decoders)
+    event_ts_ms, source_ts_ms, snapshot = body.get("ts_ms"), source.get("ts_ms"), source.get("snapshot")
+    if type(event_ts_ms) is not int or not -MAX_TIMESTAMP_MS <= event_ts_ms <= MAX_TIMESTAMP_MS:
+        event_ts_ms = None  # `_timestamp_ms`, written out: it is called twice a record
+    if type(source_ts_ms) is not int or not -MAX_TIMESTAMP_MS <= source_ts_ms <= MAX_TIMESTAMP_MS:
+        source_ts_ms = event_ts_ms
     # Every field of `ParsedRecord`, in order: built at once, not through keyword arguments.
-    return ParsedRecord._make(
+    return _new_record(
+        ParsedRecord,
         (
             _CHANGE,  # outcome
             None,  # ignore_class
@@ -248,21 +311,21 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
             None,  # detail
             SOURCE_FORMAT,
             _POSTGRESQL,  # connector
-            _text(source.get("db")),  # source_db
+            source_db if source_db is None or type(source_db) is str else str(source_db),  # `_text`
             f"{namespace}.{table}",  # source_table
             op,
             row_key,
-            json_text.dumps(before_row) if before_row is not None else None,  # before
-            json_text.dumps(after_row) if after_row is not None else None,  # after
+            _dumps(before) if before is not None else None,  # before
+            _dumps(after) if after is not None else None,  # after
             unavailable,  # unavailable_columns
-            changed_columns(op, before_row, after_row, unavailable),
-            source_ts_ms if source_ts_ms is not None else event_ts_ms,  # source_ts_ms
+            changed_columns(op, before, after, unavailable),
+            source_ts_ms,  # the source's, else the event's
             event_ts_ms,
             position,
             source["lsn"],  # source_lsn: `_postgres_position` checked it fits a bigint
-            _text(source.get("txId")),  # source_tx_id
-            _snapshot_flag(source.get("snapshot")),  # source_snapshot
-            _text(transaction.get("id")),  # transaction_id
+            tx_id if tx_id is None or type(tx_id) is str else str(tx_id),  # source_tx_id, `_text`
+            snapshot if type(snapshot) is str else _snapshot_flag(snapshot),  # source_snapshot
+            transaction_id if transaction_id is None or type(transaction_id) is str else str(transaction_id),
             _bigint(transaction.get("total_order")),  # transaction_total_order
             _bigint(transaction.get("data_collection_order")),  # transaction_data_collection_order
             None,  # patch
@@ -270,47 +333,148 @@ def _row_change(body: dict[str, Any], schema: dict[str, Any] | None, key_text: s
             None,  # transaction_event_count
             None,  # transaction_collection_counts
             None,  # qlik_schema_id
-        )
+        ),
     )
 
 
+def _dumps(row: dict[str, Any]) -> str:
+    """`json_text.dumps(row)`: orjson's text where it writes every value, as it does but for a
+    Decimal or an integer beyond 64 bits (which `json_text.dumps` writes itself)."""
+    try:
+        return _orjson_dumps(row).decode()
+    except TypeError:
+        return json_text.dumps(row)
+
+
+_orjson_dumps = orjson.dumps
+_new_record = tuple.__new__
+"""What a named tuple's `_make` does, without its call: the record from every field, in order."""
+_NO_TRANSACTION: dict[str, Any] = {}
+_TEXT_TYPES = frozenset({str, int, NoneType})
+_IMAGE_SCALARS = _SCALARS | {Decimal}
+"""The values of a row image read exactly: a fraction a double cannot hold is a Decimal."""
+
+Decoder = Callable[[Any], str | None]
+"""A logical type's decoder for its common values: their text, or None for any other value (which
+`decode_value` then decodes, or refuses)."""
+_FieldDecoders = tuple[tuple[str, Mapping[str, Any], Decoder | None], ...]
+"""A row image's fields to decode: name, field schema, and its common values' decoder if any."""
+
+
+_last_image_decoders: list[Any] = [None, ((), ())]
+"""The schema last asked about and its `_image_decoders`."""
+
+
 @memoized_per_schema
-def _image_fields_to_decode(schema: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-    """`fields_to_decode` of the `before` and of the `after` image of an envelope's schema."""
+def _image_decoders(schema: dict[str, Any] | None) -> tuple[_FieldDecoders, _FieldDecoders]:
+    """The fields the `before` and the `after` image of an envelope's schema decode
+    (`fields_to_decode`), each with its schema and a decoder of its common values, if it has one."""
     field_schemas = struct_field_schemas(schema)
-    return fields_to_decode(field_schemas.get("before")), fields_to_decode(field_schemas.get("after"))
+    return _field_decoders(field_schemas.get("before")), _field_decoders(field_schemas.get("after"))
 
 
-def _decode_row(image: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
-    """`decode_struct` of an image whose `fields_to_decode` are `fields`, in place (the image is
-    this path's own reading): a value of a common logical type decoded by one call of the
-    datetime module (`_DECODERS`), any other by `decode_value`."""
-    for name, field_schema in fields.items():
+def _field_decoders(image_schema: Any) -> _FieldDecoders:
+    return tuple(
+        (name, field_schema, _common_decoder(field_schema))
+        for name, field_schema in fields_to_decode(image_schema).items()
+    )
+
+
+def _common_decoder(field_schema: Mapping[str, Any]) -> Decoder | None:
+    name = field_schema.get("name")
+    if name == _DECIMAL:
+        return _decimal_decoder(field_schema)
+    return _DECODERS.get(name) if type(name) is str else None
+
+
+def _decode_row(image: dict[str, Any], decoders: _FieldDecoders) -> None:
+    """`decode_struct` of an image, in place (the image is this path's own reading): each value
+    a field's common decoder takes by it (`_image_decoders`), any other by `decode_value`."""
+    for name, field_schema, decoder in decoders:
         if name in image:
             value = image[name]
-            decoder = _DECODERS.get(field_schema.get("name")) if type(value) is int else None
             text = decoder(value) if decoder is not None else None
             image[name] = text if text is not None else decode_value(value, field_schema, name)
-    return image
 
 
-def _date(days: int) -> str | None:
+def _date(days: Any) -> str | None:
     """`logical_types.format_date` of a date in the datetime module's years, 1 to 9999."""
-    return (_EPOCH_DATE + timedelta(days=days)).isoformat() if _MIN_DAYS <= days <= _MAX_DAYS else None
+    if type(days) is not int or not _MIN_DAYS <= days <= _MAX_DAYS:
+        return None
+    text = _days.get(days)
+    return text if text is not None else _day(days)
 
 
-def _milli_timestamp(millis: int) -> str | None:
+def _milli_timestamp(millis: Any) -> str | None:
     """`logical_types.format_timestamp(millis, 3)` of a time in the datetime module's years."""
-    if not _MIN_DAYS * _MILLIS_PER_DAY <= millis < (_MAX_DAYS + 1) * _MILLIS_PER_DAY:
+    if type(millis) is not int or not _MIN_DAYS * _MILLIS_PER_DAY <= millis < (_MAX_DAYS + 1) * _MILLIS_PER_DAY:
         return None
-    return (_EPOCH + timedelta(milliseconds=millis)).isoformat(timespec="milliseconds")
+    days, millis_of_day = divmod(millis, _MILLIS_PER_DAY)
+    seconds, fraction = divmod(millis_of_day, 1_000)
+    minute, second = divmod(seconds, 60)
+    day = _days.get(days)
+    return f"{day if day is not None else _day(days)}T{_CLOCK[minute]}:{_SECONDS[second]}.{fraction:03d}"
 
 
-def _micro_timestamp(micros: int) -> str | None:
+def _micro_timestamp(micros: Any) -> str | None:
     """`logical_types.format_timestamp(micros, 6)` of a time in the datetime module's years."""
-    if not _MIN_DAYS * _MICROS_PER_DAY <= micros < (_MAX_DAYS + 1) * _MICROS_PER_DAY:
+    if type(micros) is not int or not _MIN_DAYS * _MICROS_PER_DAY <= micros < (_MAX_DAYS + 1) * _MICROS_PER_DAY:
         return None
-    return (_EPOCH + timedelta(microseconds=micros)).isoformat(timespec="microseconds")
+    days, micros_of_day = divmod(micros, _MICROS_PER_DAY)
+    seconds, fraction = divmod(micros_of_day, 1_000_000)
+    minute, second = divmod(seconds, 60)
+    day = _days.get(days)
+    return f"{day if day is not None else _day(days)}T{_CLOCK[minute]}:{_SECONDS[second]}.{fraction:06d}"
+
+
+def _day(days: int) -> str:
+    """A day's text, `YYYY-MM-DD` (`logical_types.format_date`), remembered: a stream's dates and
+    timestamps fall on few days, and the datetime module takes longer to write one than the rest of
+    a timestamp does (a pure function of `days`: the memory only saves work)."""
+    text = (_EPOCH_DATE + timedelta(days=days)).isoformat()
+    if len(_days) >= _VALUES_REMEMBERED:
+        _days.clear()
+    _days[days] = text
+    return text
+
+
+_VALUES_REMEMBERED = 4096
+_days: dict[int, str] = {}
+_CLOCK = [f"{hour:02d}:{minute:02d}" for hour in range(24) for minute in range(60)]
+"""`HH:MM` of each minute of a day."""
+_SECONDS = [f"{second:02d}" for second in range(60)]
+
+
+def _decimal_decoder(field_schema: Mapping[str, Any]) -> Decoder | None:
+    """`decode_value` of a Kafka Connect Decimal's base64 text, by `logical_types.decode_decimal`,
+    its scale read once (as `logical_types` reads it); None for a schema whose scale it refuses."""
+    parameters = field_schema.get("parameters") or {}
+    try:
+        scale = int(parameters.get("scale", 0)) if type(parameters) is dict else None
+    except (ValueError, TypeError, OverflowError):
+        scale = None
+    if scale is None:
+        return None
+
+    def decimal_text(value: Any) -> str | None:
+        if type(value) is not str or value in _UNAVAILABLE:
+            return None  # a number (`decimal.format=NUMERIC`), or the placeholder `decode_value` keeps
+        # Remembered by its base64 and scale (a pure function of them): prices and amounts repeat.
+        text = _decimals.get((value, scale))
+        if text is None:
+            try:
+                text = decode_decimal(value, scale)
+            except ValueError:  # not base64 (binascii.Error is one), or a scale beyond PostgreSQL's
+                return None  # `decode_value` refuses it, and says why
+            if len(_decimals) >= _VALUES_REMEMBERED:
+                _decimals.clear()
+            _decimals[value, scale] = text
+        return text
+
+    return decimal_text
+
+
+_decimals: dict[tuple[str, int], str] = {}
 
 
 _EPOCH = datetime(1970, 1, 1)
@@ -319,7 +483,8 @@ _MIN_DAYS = (date.min - _EPOCH_DATE).days
 _MAX_DAYS = (date.max - _EPOCH_DATE).days
 _MILLIS_PER_DAY = 86_400_000
 _MICROS_PER_DAY = 86_400_000_000
-_DECODERS: dict[Any, Callable[[int], str | None]] = {
+_DECIMAL = "org.apache.kafka.connect.data.Decimal"
+_DECODERS: dict[Any, Decoder] = {
     "io.debezium.time.Date": _date,
     "org.apache.kafka.connect.data.Date": _date,
     "io.debezium.time.Timestamp": _milli_timestamp,
@@ -327,7 +492,8 @@ _DECODERS: dict[Any, Callable[[int], str | None]] = {
     "io.debezium.time.MicroTimestamp": _micro_timestamp,
 }
 """The common logical types of integers, by schema name: their text (as `logical_types` writes it:
-dates `YYYY-MM-DD`, times `HH:MM:SS` and 3 or 6 fraction digits), None beyond the years 1-9999."""
+dates `YYYY-MM-DD`, times `HH:MM:SS` and 3 or 6 fraction digits), None for a value not an integer
+or beyond the years 1-9999."""
 
 
 def _unavailable_columns(after: dict[str, Any]) -> tuple[str, ...]:
@@ -340,24 +506,40 @@ def _postgres_position(source: dict[str, Any]) -> str | None:
     lsn, sequence = source.get("lsn"), source.get("sequence")
     if type(lsn) is not int or not 0 <= lsn <= MAX_BIGINT:
         return None
+    lsn_digits = str(lsn)  # no leading zero: its own sort key part
     if sequence is None:
-        return _SOURCE_PREFIX + _sort_key_part(str(lsn))
-    match = _SEQUENCE.fullmatch(sequence) if type(sequence) is str else None
+        return _SOURCE_PREFIX + _DIGIT_COUNTS[len(lsn_digits)] + lsn_digits
+    if type(sequence) is not str:
+        return None
+    match = _COMMON_SEQUENCE.fullmatch(sequence)
+    if match is not None:  # two numbers, each its own sort key part
+        last_commit, current = match.groups()
+        return (
+            f"{_SOURCE_PREFIX}{_DIGIT_COUNTS[len(lsn_digits)]}{lsn_digits}"
+            f".{_DIGIT_COUNTS[len(last_commit)]}{last_commit}.{_DIGIT_COUNTS[len(current)]}{current}"
+        )
+    match = _SEQUENCE.fullmatch(sequence)
     if match is None:
         return None
     last_commit, current = match.groups()
-    return f"{_SOURCE_PREFIX}{_sort_key_part(str(lsn))}.{_sort_key_part(last_commit)}.{_sort_key_part(current)}"
+    lsn_part = _DIGIT_COUNTS[len(lsn_digits)] + lsn_digits
+    return f"{_SOURCE_PREFIX}{lsn_part}.{_sort_key_part(last_commit)}.{_sort_key_part(current)}"
 
 
 def _sort_key_part(digits: str | None) -> str:
     """A number's part of a sort key from its ASCII digits; null is 0, as in `positions`."""
-    number = digits.lstrip("0") or "0" if digits is not None else "0"  # the digits of int(digits)
+    if digits is None:
+        return _ZERO_PART
+    if digits[0] != "0":  # the digits of int(digits) already (the connector writes no leading zero)
+        return _DIGIT_COUNTS[len(digits)] + digits
+    number = digits.lstrip("0") or "0"  # the digits of int(digits)
     return _DIGIT_COUNTS[len(number)] + number
 
 
 _SOURCE_PREFIX = positions.SOURCE_POSITION + ":"
 _DIGIT_COUNTS = [f"{count:02d}" for count in range(positions.MAX_DIGITS + 1)]
 """A number's digit count as its sort key part starts: two digits (`positions.sort_key`)."""
+_ZERO_PART = _DIGIT_COUNTS[1] + "0"
 
 
 def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> ParsedRecord | None:
@@ -365,7 +547,13 @@ def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> 
     (its fields are a marker's alone, so it is no envelope nor Qlik message, and its schema does
     not make it a flattened record) with a text id, and for an END valid counts; else None."""
     status, transaction_id = body["status"], body.get("id")
-    if type(transaction_id) is not str or not transaction_id or _makes_flattened(schema):
+    if type(transaction_id) is not str or not transaction_id:
+        return None
+    last_schema, makes_flattened = _last_makes_flattened
+    if schema is not last_schema:  # asked once a run of one topic's markers
+        makes_flattened = _makes_flattened(schema)
+        _last_makes_flattened[:] = schema, makes_flattened
+    if makes_flattened:
         return None
     event_count, collection_counts = None, None
     if status == "END":
@@ -374,7 +562,8 @@ def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> 
             return None
         collection_counts = json_text.canonical(counts)
     # Every field of `ParsedRecord`, in order.
-    return ParsedRecord._make(
+    return _new_record(
+        ParsedRecord,
         (
             _IGNORED,  # outcome
             _TRANSACTION_MARKER,  # ignore_class
@@ -404,8 +593,12 @@ def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> 
             event_count,  # transaction_event_count
             collection_counts,  # transaction_collection_counts
             None,  # qlik_schema_id
-        )
+        ),
     )
+
+
+_last_makes_flattened: list[Any] = [None, False]
+"""The schema last asked about and its `_makes_flattened` (none makes none flattened)."""
 
 
 @memoized_per_schema

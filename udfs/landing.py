@@ -97,8 +97,11 @@ def parse_common_kcat_line(line: str) -> LandedRecord | None:
     else:
         return None
     kafka_ts_ms = ts if ts is not None and -MAX_TIMESTAMP_MS <= ts <= MAX_TIMESTAMP_MS else None
-    # Every field, in order: built at once, not through the named tuple's arguments.
-    return LandedRecord._make((topic, partition, offset, kafka_ts_ms, header_pairs, key, payload, None, None))
+    # Every field, in order: built at once, as `_make` builds it, without its call.
+    return _new_record(LandedRecord, (topic, partition, offset, kafka_ts_ms, header_pairs, key, payload, None, None))
+
+
+_new_record = tuple.__new__
 
 
 _TEXT = frozenset({str})

@@ -23,8 +23,10 @@ row, but its arguments and results cross as Arrow columns built once per batch),
 UDF called row by row; `bench/udf_variants.py` measures the forms.
 """
 
+import gc
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from types import NoneType, UnionType
 from typing import Any, NamedTuple, get_args, get_origin, get_type_hints
 
@@ -172,11 +174,39 @@ def over_arrow_batches(row_function: Callable[..., Any], return_type: DataType) 
     arrow_type = to_arrow_type(return_type)
 
     def over_batch(*columns: pa.Array) -> pa.Array:
-        rows = zip(*(column.to_pylist() for column in columns), strict=True)
-        results = [row_function(*arguments) for arguments in rows]
-        return arrow_column(results, arrow_type)
+        with collection_paused():
+            rows = zip(*(column.to_pylist() for column in columns), strict=True)
+            results = [row_function(*arguments) for arguments in rows]
+            return arrow_column(results, arrow_type)
 
     return over_batch
+
+
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for one batch, and resumed after it.
+
+    A batch's results wait for its column: ten thousand records or more, named tuples, which the
+    collector tracks (it stops tracking plain tuples of texts, never their subclasses). Each 700
+    container objects made and not yet freed start a collection of the young ones, which walks
+    them, every tenth the older ones too, and now and then every object in the worker (PySpark's
+    and pyarrow's modules): 2 to 3 µs a line (`bench/core_versions.py`). It finds nothing: the
+    parsing core makes no reference cycles, and reference counting frees all a batch made once
+    its column is built.
+
+    Safe in a long-lived worker: the collector is paused for one batch at a time and never
+    reconfigured, so garbage in cycles (none from the core; any PySpark makes meanwhile) waits at
+    most until the batch's end, and the collector, counting what the batch left, takes it at its
+    next threshold as before. Nothing is frozen, so memory cannot grow from one batch to the next.
+    """
+    if not gc.isenabled():  # already paused (by a caller, or the worker's own settings): theirs to resume
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def arrow_column(values: list[Any], arrow_type: pa.DataType) -> pa.Array:

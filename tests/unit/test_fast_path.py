@@ -13,6 +13,7 @@ repeated member). Wherever a fast path answers, its result must be the general p
 A fast path that never answered would pass as well: each test also counts how often it answered.
 """
 
+import base64
 import copy
 import gzip
 import json
@@ -27,8 +28,10 @@ from typing import Any
 
 from generator import generate, write_other_sources
 from tests.corpus import corpus_dir
-from udfs.fast_path import parse_common_record
+from udfs.fast_path import _common_decoder, parse_common_record
 from udfs.landing import LandedRecord, parse_common_kcat_line, parse_kcat_line, parse_kcat_line_generally
+from udfs.logical_types import UNAVAILABLE_BYTES, decode_value
+from udfs.reasons import RecordError
 from udfs.records import parse_record, parse_record_generally
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
@@ -152,6 +155,9 @@ class Raw:
 DEEP = Raw("[" * 1000 + '"123456789012345678901"' + "]" * 1000)
 """Nested as deep as orjson reads, and beyond what `json` does, with a long number's digits in a
 string: `json_text.loads` reads it again with `json`, which refuses it as too deep."""
+NESTED_50, NESTED_150 = (Raw("[" * depth + '"123456789012345678901"' + "]" * depth) for depth in (50, 150))
+"""Nested as `json` reads it, each side of the openings a fast path takes (`_MAX_OPENINGS`), with a
+long number's digits that have `json_text.loads` read the whole text again."""
 
 HOSTILE_VALUES: list[Any] = [
     None, True, False, 0, -1, 7, 2**31, 2**63 - 1, 2**63, 2**64, -(2**63) - 1, 1.5, -0.0, 21.148, "", "x", "0",
@@ -167,11 +173,14 @@ FIELD_VALUES: dict[str, list[Any]] = {
     "op": ["c", "r", "u", "d", "t", "m", "x", "", "C"],
     "connector": ["postgresql", "mysql", "mongodb", "oracle", "sqlserver", "db2", "", "PostgreSQL"],
     "sequence": [
-        '[null,"85750000"]', '["1","2"]', '[null,null]', '["01","002"]', '["1","2","3"]', '["1"]', "[1,2]",
-        '[ "1","2"]', '["\\u0663","1"]', '["1",2]', "[", "x", '["' + "9" * 99 + '","1"]', '["' + "9" * 100 + '","1"]',
+        '[null,"85750000"]', '["1","2"]', '[null,null]', '["01","002"]', '["01","2"]', '["1","02"]', '["0","5"]',
+        '["10","0"]', '["1","2","3"]', '["1"]', "[1,2]", '[ "1","2"]', '["\\u0663","1"]', '["1",2]', "[", "x",
+        '["' + "9" * 99 + '","1"]', '["' + "9" * 100 + '","1"]',
     ],
     "lsn": [0, 85750000, "85750000", "0x10", 2**63, -5, 10**99],
     "snapshot": ["true", "false", "last", "incremental", True, False, "TRUE"],
+    "db": ["inventory_db", "", None, 5, 1.5, True, ["a"], {"a": 1}],
+    "txId": [501, "501", None, 2**63, 1.5, Raw("123456789012345678901234"), {"a": 1.5}],
     "table": ["customers", "", "a.b", 5],
     "schema": ["inventory", "", None, 5],
     "collection": ["reviews", "", None],
@@ -183,13 +192,16 @@ FIELD_VALUES: dict[str, list[Any]] = {
         [{"data_collection": "a", "event_count": 1}, {"data_collection": "a", "event_count": 1}],
         [{"data_collection": 5, "event_count": 1}], [1],
     ],
+    "scale": ["2", 2, "0", "-3", 0, "x", None, 2.5, True, "16384", 16383, "\N{FULLWIDTH DIGIT ONE}"],
+    "parameters": [None, {}, [], "x", {"scale": "2"}, {"scale": None}, {"connect.decimal.precision": "10"}],
     "name": ["io.debezium.time.Date", "org.apache.kafka.connect.data.Date", "io.debezium.time.Timestamp",
              "org.apache.kafka.connect.data.Timestamp", "io.debezium.time.MicroTimestamp",
              "io.debezium.time.NanoTimestamp", "org.apache.kafka.connect.data.Decimal",
              "inventory.customers.Value", "io.debezium.data.VariableScaleDecimal", None],
     "type": ["struct", "int32", "string", "array", "map", "bytes"],
     "field": ["before", "after", "id", "", 5],
-    "x": [[[1]], [{"a": [1]}], {"a": {"b": 1}}, [1.5], [{"a": Raw("1.00000000000000000001")}], DEEP],
+    "x": [[[1]], [{"a": [1]}], {"a": {"b": 1}}, [1.5], [{"a": Raw("1.00000000000000000001")}], DEEP,
+          Raw("1.00000000000000000001"), Raw("123456789012345678901234"), "9" * 25, NESTED_50, NESTED_150],
 }  # fmt: skip
 """Values of the fields the fast paths read, each a common one or a near miss of one; and of a
 member no format has, `x`: containers nested deeper than a fast path reads, or holding floats."""
@@ -436,8 +448,16 @@ def near_misses(text: str) -> Iterator[str]:
         for logical_type in FIELD_VALUES["name"]:
             field["name"] = logical_type
             yield dumps(message)
+        # A decimal of each scale, or of parameters of another shape.
+        field["name"] = DECIMAL
+        for parameters in [*FIELD_VALUES["parameters"], *({"scale": scale} for scale in FIELD_VALUES["scale"])]:
+            field["parameters"] = parameters
+            yield dumps(message)
         field.clear()
         field.update(members)
+
+
+DECIMAL = "org.apache.kafka.connect.data.Decimal"
 
 
 def test_near_misses_of_each_shape() -> None:
@@ -456,3 +476,59 @@ def test_near_misses_of_each_shape() -> None:
         for mutant in near_misses(key) if key is not None else ():
             check_record((mutant, payload, partition, offset, topic), tally)
     assert 0.1 * tally.records < tally.records_fast < 0.9 * tally.records
+
+
+# --- the logical types the row change fast path decodes itself ---------------------------------
+
+
+def logical_values(rng: random.Random) -> Iterator[Any]:
+    """Integers over all a 64-bit count of days, milliseconds or microseconds reaches (most of them
+    within the years 1 to 9999), at the bounds, and values of other types."""
+    yield from [*BOUNDS, True, False, 1.5, "1", None, "__debezium_unavailable_value"]
+    for _ in range(20_000):
+        yield rng.randrange(-(2**63), 2**63)
+        yield rng.randrange(BOUNDS[0], BOUNDS[-1])
+        yield rng.randrange(-(10**6), 10**6)  # days around the epoch
+        yield rng.randrange(-(10**14), 10**14)  # milliseconds around it
+
+
+def decoded(value: Any, field_schema: dict[str, Any]) -> str | None:
+    """`decode_value` of a value, or None where it refuses it."""
+    try:
+        return str(decode_value(value, field_schema))
+    except RecordError:
+        return None
+
+
+def test_dates_and_timestamps_are_written_as_logical_types_writes_them() -> None:
+    rng = random.Random(SEED)
+    values = list(logical_values(rng))
+    for name in ("io.debezium.time.Date", "io.debezium.time.Timestamp", "io.debezium.time.MicroTimestamp"):
+        field_schema = {"type": "int64", "name": name, "field": "at"}
+        decoder = _common_decoder(field_schema)
+        assert decoder is not None
+        answered = 0
+        for value in values:
+            text = decoder(value)
+            if text is not None:
+                answered += 1
+                assert text == decoded(value, field_schema), f"{name} {value!r}"
+        assert answered > 10_000
+
+
+def test_decimals_are_written_as_logical_types_writes_them() -> None:
+    """Each scale, the values at the bounds of their bytes and random ones, each asked twice (the
+    second time remembered), and texts that are not base64 or not a value to decode."""
+    rng = random.Random(SEED)
+    unscaled = [0, 1, -1, 127, 128, -128, -129, 2**63, -(2**63), 10**40, -(10**40)]
+    unscaled += [rng.randrange(-(2**80), 2**80) for _ in range(2_000)]
+    texts = [base64.b64encode(number.to_bytes((number.bit_length() + 8) // 8, "big", signed=True)).decode()
+             for number in unscaled]  # fmt: skip
+    texts += ["", "TEg", "TEg=\n", " TEg=", "TEg==", "TE-=", "é", "__debezium_unavailable_value", UNAVAILABLE_BYTES]
+    for parameters in [*FIELD_VALUES["parameters"], *({"scale": scale} for scale in FIELD_VALUES["scale"])]:
+        field_schema = {"type": "bytes", "name": DECIMAL, "parameters": parameters, "field": "price"}
+        decoder = _common_decoder(field_schema)
+        for value in [*texts, *texts, 5, 1.5, None]:
+            text = decoder(value) if decoder is not None else None
+            assert text is None or text == decoded(value, field_schema), f"{parameters} {value!r}"
+    assert _common_decoder({"type": "bytes", "name": DECIMAL, "parameters": {"scale": "2"}}) is not None

@@ -1,6 +1,7 @@
 """The Spark types of the UDFs' results, derived from the record types, and the Arrow columns the
 UDFs return (no JVM)."""
 
+import gc
 from typing import Any, NamedTuple
 
 import pyarrow as pa
@@ -10,10 +11,12 @@ from pyspark.sql.types import ArrayType, DataType, LongType, StringType, StructT
 
 from tests.unit.test_hostile_corpus import LINES
 from udfs.events import ParsedRecord
+from udfs.landing import LandedRecord
 from udfs.spark import (
     LANDED_RECORD_TYPE,
     PARSED_RECORD_TYPE,
     arrow_column,
+    collection_paused,
     over_arrow_batches,
     parse_kcat_line_row,
     struct_type,
@@ -103,3 +106,29 @@ def as_arrow_row(row: tuple[Any, ...], spark_type: StructType) -> dict[str, Any]
             value = [dict(zip(names, item, strict=True)) for item in value]
         values[field.name] = value
     return values
+
+
+def test_the_collector_is_paused_for_a_batch_and_resumed_after_it() -> None:
+    seen: list[bool] = []
+
+    def row_function(line: str | None) -> LandedRecord | None:
+        seen.append(gc.isenabled())
+        return parse_kcat_line_row(line)
+
+    assert gc.isenabled()
+    over_arrow_batches(row_function, LANDED_RECORD_TYPE)(pa.array(["{}", None], type=pa.string()))
+    assert seen == [False, False]
+    assert gc.isenabled()
+
+
+def test_the_collector_resumes_after_a_batch_that_raised_and_stays_paused_if_it_was() -> None:
+    with pytest.raises(ZeroDivisionError), collection_paused():
+        1 / 0  # noqa: B018
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collection_paused():
+            pass
+        assert not gc.isenabled()  # paused by someone else: theirs to resume
+    finally:
+        gc.enable()
