@@ -29,7 +29,8 @@ import os
 import sys
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -425,13 +426,10 @@ def erase(spark: "SparkSession", table: str, source: str, condition: str) -> int
     """Delete the rows of `table` matching a row of the temporary view `source`; how many. A MERGE,
     not a DELETE with the values in its condition: Delta keeps each statement's predicate in its
     log, and the key must not be written there. Its commit is marked FORGET_COMMIT for `purge`."""
-    spark.conf.set(COMMIT_METADATA, FORGET_COMMIT)
-    try:
+    with spark_settings(spark, {COMMIT_METADATA: FORGET_COMMIT}):
         [metrics] = spark.sql(
             f"merge into {table} as target using {quoted(source)} as erased on {condition} when matched then delete"
         ).collect()
-    finally:
-        spark.conf.unset(COMMIT_METADATA)
     return int(metrics["num_deleted_rows"])
 
 
@@ -447,10 +445,7 @@ def purge(spark: "SparkSession", tables: Iterable[str]) -> None:
         # size: a small table's VACUUM took 47-67 s in local mode, 3 s with 2 (the machine's cores).
         "spark.sql.sources.parallelPartitionDiscovery.parallelism": str(spark.sparkContext.defaultParallelism),
     }
-    before = {name: spark.conf.get(name, None) for name in settings}
-    for name, value in settings.items():
-        spark.conf.set(name, value)
-    try:
+    with spark_settings(spark, settings):
         for table in tables:
             if not unpurged(spark, table):
                 continue
@@ -458,6 +453,17 @@ def purge(spark: "SparkSession", tables: Iterable[str]) -> None:
             if properties.get("delta.enableDeletionVectors", "false").lower() == "true":
                 spark.sql(f"reorg table {table} apply (purge)")
             spark.sql(f"vacuum {table} retain 0 hours")
+
+
+@contextmanager
+def spark_settings(spark: "SparkSession", settings: Mapping[str, str]) -> Iterator[None]:
+    """`settings` on the session for the block; each put back as it was after it (a user's session
+    may set them too)."""
+    before = {name: spark.conf.get(name, None) for name in settings}
+    for name, value in settings.items():
+        spark.conf.set(name, value)
+    try:
+        yield
     finally:
         for name, earlier in before.items():
             if earlier is None:
