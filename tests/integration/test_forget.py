@@ -111,9 +111,10 @@ class Forgotten:
     after: dict[str, list[str]]
     outputs: dict[int, str]
     files_before: dict[str, list[str]]
+    """Every row of every data file of every table folder of the schema before the forgets, by
+    table folder (data_file_rows)."""
     files_after: dict[str, list[str]]
-    """Every row of every data file of every table folder of the schema right after the forgets,
-    by table folder: what time travel or a reader of the files could still reach."""
+    """The same right after the forgets: what time travel or a reader of the files could still reach."""
     incremental: dict[str, list[str]]
     full_refresh: dict[str, list[str]]
 
