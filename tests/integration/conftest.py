@@ -62,7 +62,7 @@ SMALL_INPUT_SPARK_CONF = {
 }
 SUITE_SESSION_JVM = {
     "spark.driver.defaultJavaOptions": "-XX:ReservedCodeCacheSize=512m",
-    # After one demo build ~0.9 GiB stays live (jcmd GC.class_histogram; as much after six builds,
+    # After one demo build ~0.9 GiB stays live (jcmd GC.class_histogram; as much after four builds,
     # so no leak), and the last tests, which collect two schemas' every row, ran out of 3 GiB in CI.
     "spark.driver.memory": "6g",
 }
