@@ -86,8 +86,6 @@ class RecentSchemas:
     def __init__(self) -> None:
         self._blocks: list[tuple[str, dict[str, Any]]] = []
         """Each block as the text before its payload, `{"schema":<block>,"payload":`, and its value."""
-        self.recent: tuple[str, dict[str, Any]] | None = None
-        """The most recent block, the first of `_blocks`."""
 
     def split(self, text: str) -> tuple[dict[str, Any], str] | None:
         """`(schema, payload text)` of a converter message, as `udfs.converter.load_message` cuts
@@ -100,7 +98,6 @@ class RecentSchemas:
             if text.startswith(prefix):
                 if index:  # the most recent first: a stream's messages come in runs of one table
                     self._blocks.insert(0, self._blocks.pop(index))
-                    self.recent = self._blocks[0]
                 return schema, text[len(prefix) : -1]
         parts = converter_parts(text)
         if parts is None:
@@ -114,7 +111,6 @@ class RecentSchemas:
             return None
         self._blocks.insert(0, (_SCHEMA_PREFIX + block_text + _PAYLOAD_SEPARATOR, schema))
         del self._blocks[_RECENT_SCHEMAS:]
-        self.recent = self._blocks[0]
         return schema, payload_text
 
 
@@ -127,18 +123,11 @@ def parse_common_record(key: str | None, payload: str | None, partition: int, of
     try:
         if payload is None:
             return _tombstone(key)
-        schema: dict[str, Any] | None
-        recent = _VALUE_SCHEMAS.recent
-        if recent is not None and payload.startswith(recent[0]) and payload.endswith("}"):
-            schema, body_text = recent[1], payload[len(recent[0]) : -1]  # `split`, by the most recent block
-        else:
-            split = _VALUE_SCHEMAS.split(payload)
-            schema, body_text = split if split is not None else (None, payload)
-        try:
-            body = orjson.loads(body_text)
-        except orjson.JSONDecodeError:
+        loaded = _loaded_object(payload, _VALUE_SCHEMAS)
+        if loaded is None:
             return None
-        if type(body) is not dict or (schema is None and "payload" in body):
+        body, body_text, schema = loaded
+        if schema is None and "payload" in body:
             return None  # a converter message written otherwise: the general path decides
         # The general path reads a text again with `json` where orjson may have rounded a number,
         # and refuses one nested deeper than `json` reads: here no text is nested deep enough.
@@ -162,9 +151,9 @@ fast paths read none of them but the row images' (`_row_change`): every other me
 is checked to be a string or an integer, and one of another type goes to the general path."""
 
 
-def _load_message(text: str, schemas: RecentSchemas) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
-    """`udfs.converter.load_message(text)` of a JSON object nested at most as deep as an array of
-    objects in an object, converter-wrapped or not; None for any other text."""
+def _loaded_object(text: str, schemas: RecentSchemas) -> tuple[dict[str, Any], str, dict[str, Any] | None] | None:
+    """`(body, body text, schema)` of a message whose body (after its schema block, if it has one)
+    orjson reads as an object; None for any other text."""
     split = schemas.split(text)
     schema, body_text = split if split is not None else (None, text)
     try:
@@ -173,6 +162,16 @@ def _load_message(text: str, schemas: RecentSchemas) -> tuple[dict[str, Any], di
         return None
     if type(body) is not dict:
         return None
+    return body, body_text, schema
+
+
+def _load_message(text: str, schemas: RecentSchemas) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    """`udfs.converter.load_message(text)` of a JSON object nested at most as deep as an array of
+    objects in an object, converter-wrapped or not; None for any other text."""
+    loaded = _loaded_object(text, schemas)
+    if loaded is None:
+        return None
+    body, body_text, schema = loaded
     exact_body = _read_exactly(body, body_text)
     if exact_body is None or (schema is None and "payload" in exact_body):
         return None  # nested deeper, or a converter message written otherwise: the general path decides
