@@ -11,6 +11,10 @@
     share one are flagged, never silently merged.
 #}
 
+-- Stored on Delta: it reads every row image, and so did, as a view, each typed mart's two field
+-- checks (typed_mart_fields_landed, typed_mart_behind_landed): twice per mart per build.
+{{ config(materialized=cdc_aggregate_materialization()) }}
+
 with
 
 changes as (
