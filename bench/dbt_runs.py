@@ -4,6 +4,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 
@@ -14,10 +15,17 @@ def dbt_run(landing: Path, target: Path, schema: str, *extra: str) -> float:
 
 
 def dbt_command(
-    command: str, landing: Path, target: Path, schema: str, *extra: str, project_dir: Path = PACKAGE_PROJECT_DIR
+    command: str,
+    landing: Path,
+    target: Path,
+    schema: str,
+    *extra: str,
+    project_dir: Path = PACKAGE_PROJECT_DIR,
+    variables: dict[str, Any] | None = None,
 ) -> float:
     """dbt `command` (run, build) of the project (cdc-dbt's own, or a copy at `project_dir`) over
-    `landing` into `schema`, in this process's SparkSession; seconds."""
+    `landing` into `schema`, with `variables` added to the project's vars, in this process's
+    SparkSession; seconds."""
     from dbt.cli.main import dbtRunner
 
     os.environ["CDC_LANDING_DIR"] = str(landing)
@@ -28,7 +36,7 @@ def dbt_command(
         "--profiles-dir", str(PACKAGE_PROJECT_DIR),
         "--target", "local",
         "--target-path", str(target),
-        "--vars", json.dumps({"landing_schema": f"{schema}_landing"}),
+        "--vars", json.dumps({"landing_schema": f"{schema}_landing", **(variables or {})}),
         "--quiet",
         *extra,
     ]  # fmt: skip

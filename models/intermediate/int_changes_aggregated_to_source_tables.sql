@@ -2,11 +2,12 @@
     Every source table seen in the landed changes, with the connector that wrote it: a table's
     name alone does not say what it is (a MongoDB database `inventory` with a collection
     `customers` and a PostgreSQL table `inventory.customers` share `source_table`).
-    A view, though an aggregate: a table would be dropped and created again by every build, and
-    a typed mart read in between (through the warm server) would find it missing.
+    Stored on Delta (replaced in one commit), a view on Parquet (where dbt drops and creates a
+    table, and a typed mart read in between would find it missing): every read of a typed mart
+    and each of its data tests semi-joins it, and as a view each computed it from every parsed record.
 #}
 
-{{ config(materialized='view') }}
+{{ config(materialized=cdc_aggregate_materialization()) }}
 
 with
 

@@ -1,0 +1,130 @@
+"""The demo's `dbt build` with the whole dbt project at a baseline commit and at this checkout, in one
+SparkSession: what a change to models or macros costs or saves a build.
+
+    .venv/bin/python bench/project_versions.py --baseline <git ref> [--repeat 2] [--models-only]
+
+Both versions build the bundled demo (its typed marts included) into fresh schemas, models and
+data tests alike as `cdc-dbt build` runs them (`--models-only`: models alone, as `cdc-dbt run`).
+A first build warms the JVM up and is not timed; then each round builds the baseline, then this
+checkout. For each version it prints the round with the least CPU: its wall time, the CPU time the JVM spent (what
+two cores shared between dbt's threads do not hide) and the Spark jobs it ran, then the ratios
+this checkout / baseline. Every table both versions wrote must hold the same rows (build stamps
+aside); a view is a query, not rows, and is left out.
+"""
+
+import argparse
+import hashlib
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from _session import product_session, scratch_folder
+from dbt_runs import dbt_command
+from pyspark.sql import SparkSession
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cdc_dbt.project_files import DBT_PROJECT_FILES, DBT_PROJECT_FOLDERS, copy_dbt_project
+from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+
+DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
+BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at", "generation")
+"""Columns that say when a build ran, which differ between any two builds."""
+
+
+@dataclass
+class BuildCost:
+    wall: float
+    jvm_cpu: float
+    jobs: int
+
+
+def project_at(ref: str, folder: Path) -> Path:
+    """The dbt project's files as they were at commit `ref`, extracted into `folder`."""
+    paths = [str(path) for path in (*DBT_PROJECT_FOLDERS, *DBT_PROJECT_FILES)]
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", ref, "--", *paths], cwd=PACKAGE_PROJECT_DIR, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return folder
+
+
+def jvm_cpu_seconds(spark: SparkSession) -> float:
+    """User and system CPU time the session's JVM has used (Linux's /proc)."""
+    pid = int(spark.sparkContext._jvm.ProcessHandle.current().pid())
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def jobs_run(spark: SparkSession) -> int:
+    """Spark jobs the session has run (the scheduler's count: the status tracker keeps only the newest)."""
+    return int(spark.sparkContext._jsc.sc().dagScheduler().numTotalJobs())
+
+
+def timed_build(spark: SparkSession, project: Path, target: Path, schema: str, models_only: bool) -> BuildCost:
+    excluded = ["unit_test", *(["test"] if models_only else [])]
+    jobs, cpu = jobs_run(spark), jvm_cpu_seconds(spark)
+    started = time.perf_counter()
+    dbt_command(
+        "build", DEMO_LANDING, target, schema, "--exclude-resource-type", *excluded,
+        project_dir=project, variables={"example_marts": True},
+    )  # fmt: skip
+    return BuildCost(time.perf_counter() - started, jvm_cpu_seconds(spark) - cpu, jobs_run(spark) - jobs)
+
+
+def table_digests(spark: SparkSession, schema: str) -> dict[str, str]:
+    """A digest of each table's rows in `schema`, build stamps aside."""
+    digests = {}
+    for table in spark.sql(f"show tables in `{schema}`").collect():
+        name = table["tableName"]
+        if spark.sql(f"describe table extended `{schema}`.`{name}`").where("col_name = 'Type'").first()[1] == "VIEW":
+            continue
+        frame = spark.table(f"`{schema}`.`{name}`")
+        columns = [f"`{column}`" for column in frame.columns if column not in BUILD_STAMPS]
+        rows = sorted(row[0] for row in frame.selectExpr(f"to_json(struct({', '.join(columns)}))").collect())
+        digests[name] = hashlib.sha256("\n".join(rows).encode()).hexdigest()
+    return digests
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--baseline", required=True, help="a commit of this checkout")
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--models-only", action="store_true", help="dbt's models alone, no data tests")
+    args = parser.parse_args()
+    with scratch_folder("cdc-dbt-bench-project-versions-") as work:
+        projects = {
+            "baseline": project_at(args.baseline, work / "baseline"),
+            "checkout": copy_dbt_project(PACKAGE_PROJECT_DIR, work / "checkout"),
+        }
+        with product_session(DEMO_LANDING, work) as spark:
+            timed_build(spark, projects["checkout"], work / "target", "warm_up", args.models_only)
+            costs: dict[str, list[BuildCost]] = {version: [] for version in projects}
+            for round_number in range(args.repeat):
+                for version, project in projects.items():
+                    schema = f"{version}_{round_number}"
+                    costs[version].append(timed_build(spark, project, work / "target", schema, args.models_only))
+            baseline, checkout = (table_digests(spark, f"{version}_0") for version in projects)
+        common = set(baseline) & set(checkout)
+        differing = sorted(table for table in common if baseline[table] != checkout[table])
+        kind = "models only" if args.models_only else "models and data tests"
+        print(f"the demo's build ({kind}), the round of least JVM CPU of {args.repeat}: wall s, JVM CPU s, Spark jobs")
+        best = {version: min(runs, key=lambda cost: cost.jvm_cpu) for version, runs in costs.items()}
+        for version, cost in best.items():
+            label = args.baseline if version == "baseline" else "this checkout"
+            print(f"  {label:<16} {cost.wall:7.1f} {cost.jvm_cpu:8.1f} {cost.jobs:6d}")
+        b, c = best["baseline"], best["checkout"]
+        print(f"  ratio            {c.wall / b.wall:7.2f} {c.jvm_cpu / b.jvm_cpu:8.2f} {c.jobs / b.jobs:6.2f}")
+        print(f"tables compared: {len(common)}; only one version's: {sorted(set(baseline) ^ set(checkout))}")
+        if differing:
+            raise SystemExit(f"the versions wrote different rows in: {differing}")
+
+
+if __name__ == "__main__":
+    main()
