@@ -292,6 +292,9 @@ def mutate_text(text: str, rng: random.Random) -> str:
         return text[:-1] + "," + member + "}"
     if roll < 0.65:
         return " " + text
+    if roll < 0.75 and text:
+        # Its last character changed: a converter message cut before its closing brace.
+        return text[:-1] + rng.choice([" ", "]", "\n"])
     position = rng.randrange(len(text) + 1)
     return text[:position] + rng.choice(['"', "}", ",", "1", " ", "\\", "é"]) + text[position:]
 
