@@ -138,7 +138,9 @@ def parse_common_record(key: str | None, payload: str | None, partition: int, of
             return None  # a converter message written otherwise: the general path decides
         # The general path reads a text again with `json` where orjson may have rounded a number,
         # and refuses one nested deeper than `json` reads: here no text is nested deep enough.
-        if body_text.count("{") + body_text.count("[") > _MAX_OPENINGS:
+        # (A level opens and closes, so a text nests at most half its length deep: a short one,
+        # a BEGIN marker's, needs no count.)
+        if len(body_text) > 2 * _MAX_OPENINGS and body_text.count("{") + body_text.count("[") > _MAX_OPENINGS:
             return None
         if "op" in body:
             return _row_change(body, body_text, schema, key)
