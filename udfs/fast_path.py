@@ -232,7 +232,7 @@ def _row_key(key_text: str | None) -> str | None:
     if key_text in _row_keys:
         return _row_keys[key_text]
     message = _load_message(key_text, _KEY_SCHEMAS)
-    row_key = json_text.canonical(decode_struct(*message)) if message is not None and message[0] else None
+    row_key = _canonical(decode_struct(*message)) if message is not None and message[0] else None
     if len(_row_keys) >= _ROW_KEYS_REMEMBERED:
         _row_keys.clear()
     _row_keys[key_text] = row_key
@@ -352,6 +352,15 @@ def _dumps(row: dict[str, Any]) -> str:
         return _orjson_dumps(row).decode()
     except TypeError:
         return json_text.dumps(row)
+
+
+def _canonical(value: dict[str, Any]) -> str:
+    """`json_text.canonical(value)`, as `_dumps` writes `json_text.dumps`: orjson's text, keys
+    sorted, where it writes every value."""
+    try:
+        return _orjson_dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        return json_text.canonical(value)
 
 
 _orjson_dumps = orjson.dumps
@@ -568,7 +577,7 @@ def _transaction_marker(body: dict[str, Any], schema: dict[str, Any] | None) -> 
         event_count, counts = body.get("event_count"), _collection_counts(body.get("data_collections"))
         if not _is_count(event_count) or counts is None:
             return None
-        collection_counts = json_text.canonical(counts)
+        collection_counts = _canonical(counts)
     # Every field of `ParsedRecord`, in order.
     return _new_record(
         ParsedRecord,
