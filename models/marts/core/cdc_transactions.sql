@@ -10,7 +10,8 @@
 #}
 
 -- Stored on Delta: the pairing reads the parsed records six times over (29 table scans, 33 Spark
--- jobs on the demo), which as a view every reader and data test paid again, cdc_current_consistent's too.
+-- jobs on the demo), which as a view every reader and data test paid again, and
+-- cdc_current_consistent's every query.
 {{ config(materialized=cdc_aggregate_materialization()) }}
 
 with
