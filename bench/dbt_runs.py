@@ -1,12 +1,20 @@
-"""What the build benchmarks share: one timed `dbt run` of the packaged project, and its slowest models."""
+"""What the build benchmarks share: one timed `dbt run` of the packaged project, its slowest models,
+and a digest of the rows a build wrote."""
 
 import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at", "generation")
+"""Columns that say when a build ran, which differ between any two builds (`generation`: a row-state
+table's, its build's start)."""
 
 
 def dbt_run(landing: Path, target: Path, schema: str, *extra: str) -> float:
@@ -54,3 +62,12 @@ def slowest_models(target: Path, count: int) -> list[tuple[str, float]]:
     slowest = sorted(results, key=lambda result: -result["execution_time"])[:count]
     # unique_id: <type>.<project>.<name>, and for a test a hash after the name.
     return [(result["unique_id"].split(".")[2], round(result["execution_time"], 1)) for result in slowest]
+
+
+def rows_digest(spark: "SparkSession", table: str, left_out: tuple[str, ...] = ()) -> tuple[int, int]:
+    """(rows, an order-free digest of them), the build stamps and the columns `left_out` left out."""
+    columns = [name for name in spark.table(table).columns if name not in (*BUILD_STAMPS, *left_out)]
+    quoted = ", ".join(f"`{name}`" for name in columns)
+    row = spark.sql(f"select count(*), sum(cast(xxhash64({quoted}) as decimal(38, 0))) from {table}").first()
+    assert row is not None
+    return int(row[0]), int(row[1] or 0)

@@ -45,7 +45,7 @@ def main() -> None:
     options = parser.parse_args()
 
     with scratch_folder("cdc-dbt-bench-forget-") as work, product_session(work / "landing", work) as spark:
-        from cdc_dbt.forget import erase, purge
+        from cdc_dbt.forget import erase, purge, spark_settings
 
         spark.sql("create schema if not exists bench")
         spark.createDataFrame([(5,)], "id bigint").createOrReplaceTempView("erased_ids")
@@ -55,12 +55,11 @@ def main() -> None:
             for name in names[: options.erased]:
                 erase(spark, name, "erased_ids", "target.id = erased.id")
 
-        spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-        started = time.monotonic()
-        for name in sets["plain"]:
-            spark.sql(f"vacuum {name} retain 0 hours")
-        baseline = time.monotonic() - started
-        spark.conf.unset("spark.databricks.delta.retentionDurationCheck.enabled")
+        with spark_settings(spark, {"spark.databricks.delta.retentionDurationCheck.enabled": "false"}):
+            started = time.monotonic()
+            for name in sets["plain"]:
+                spark.sql(f"vacuum {name} retain 0 hours")
+            baseline = time.monotonic() - started
 
         started = time.monotonic()
         purge(spark, sets["purge"])

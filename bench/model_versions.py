@@ -30,8 +30,7 @@ import sys
 from pathlib import Path
 
 from _session import product_session, scratch_folder
-from dbt_runs import dbt_command
-from pyspark.sql import SparkSession
+from dbt_runs import dbt_command, rows_digest
 
 # This checkout's code, and the generator, which lives only in the checkout.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -41,9 +40,6 @@ from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 from generator import generate
 
 SCHEMA = "bench_model_versions"
-BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at", "generation")
-"""Columns that say when a build ran, which differ between any two builds (`generation`: a row-state
-table's, its build's start)."""
 
 
 def model_path(model: str) -> Path:
@@ -80,15 +76,6 @@ def land_again(landing: Path, share: float) -> int:
                         again += 1
                     landed += 1
     return again
-
-
-def rows_digest(spark: SparkSession, table: str, left_out: tuple[str, ...] = ()) -> tuple[int, int]:
-    """(rows, an order-free digest of them), the build stamps and the columns `left_out` left out."""
-    columns = [name for name in spark.table(table).columns if name not in (*BUILD_STAMPS, *left_out)]
-    quoted = ", ".join(f"`{name}`" for name in columns)
-    row = spark.sql(f"select count(*), sum(cast(xxhash64({quoted}) as decimal(38, 0))) from {table}").first()
-    assert row is not None
-    return int(row[0]), int(row[1] or 0)
 
 
 def main() -> None:

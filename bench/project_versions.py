@@ -13,7 +13,6 @@ aside), and so must a relation one version stores and the other keeps as a view.
 """
 
 import argparse
-import hashlib
 import io
 import os
 import subprocess
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _session import product_session, scratch_folder
-from dbt_runs import dbt_command
+from dbt_runs import dbt_command, rows_digest
 from pyspark.sql import SparkSession
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -33,8 +32,6 @@ from cdc_dbt.project_files import DBT_PROJECT_FILES, DBT_PROJECT_FOLDERS, copy_d
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 
 DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
-BUILD_STAMPS = ("loaded_at", "parsed_at", "bound_at", "generation")
-"""Columns that say when a build ran, which differ between any two builds."""
 
 
 @dataclass
@@ -88,14 +85,6 @@ def stored_tables(spark: SparkSession, schema: str) -> set[str]:
     }
 
 
-def rows_digest(spark: SparkSession, relation: str) -> str:
-    """A digest of the rows of `relation` (a table or a view), build stamps aside."""
-    frame = spark.table(relation)
-    columns = [f"`{column}`" for column in frame.columns if column not in BUILD_STAMPS]
-    rows = sorted(row[0] for row in frame.selectExpr(f"to_json(struct({', '.join(columns)}))").collect())
-    return hashlib.sha256("\n".join(rows).encode()).hexdigest()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", required=True, help="a commit of this checkout")
@@ -108,12 +97,14 @@ def main() -> None:
             "checkout": copy_dbt_project(PACKAGE_PROJECT_DIR, work / "checkout"),
         }
         with product_session(DEMO_LANDING, work) as spark:
-            timed_build(spark, projects["checkout"], work / "target", "warm_up", args.models_only)
+            timed_build(spark, projects["checkout"], work / "target-checkout", "warm_up", args.models_only)
             costs: dict[str, list[BuildCost]] = {version: [] for version in projects}
             for round_number in range(args.repeat):
                 for version, project in projects.items():
                     schema = f"{version}_{round_number}"
-                    costs[version].append(timed_build(spark, project, work / "target", schema, args.models_only))
+                    # A target folder per project: dbt's partial parsing keeps one project's state there.
+                    target = work / f"target-{version}"
+                    costs[version].append(timed_build(spark, project, target, schema, args.models_only))
             schemas = {version: f"{version}_0" for version in projects}
             # Every relation stored by either version, read in both (a view's rows where the other stores it).
             compared = sorted(stored_tables(spark, schemas["baseline"]) | stored_tables(spark, schemas["checkout"]))
