@@ -49,7 +49,13 @@ ERASURES = "cdc_erasures"
 PARSED = "int_records_parsed"
 """Every landed record once, with its outcome and, for a change, its row's identity."""
 DELIVERIES = "int_deliveries_loaded"
-TABLES_BY_RECORD = (DELIVERIES, "int_qlik_records_bound", "int_avro_records_retried", "int_records_parsed_unbound")
+TABLES_BY_RECORD = (
+    DELIVERIES,
+    "int_transaction_records",
+    "int_qlik_records_bound",
+    "int_avro_records_retried",
+    "int_records_parsed_unbound",
+)
 """The tables holding landed records, erased by the records' identities (topic, partition,
 offset). In this order: int_records_parsed (the last three) is what finds the row, so a forget
 stopped half-way finds it again when run again."""

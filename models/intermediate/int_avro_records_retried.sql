@@ -13,6 +13,8 @@
     (the registry answered, or no topic is Avro), the UDF gets no rows.
 #}
 
+{{ config(tblproperties=cdc_parsed_record_table_properties()) }}
+
 with
 
 unbound_records as (

@@ -1,23 +1,29 @@
 {#
     Every source table seen in the landed changes, with the connector that wrote it: a table's
     name alone does not say what it is (a MongoDB database `inventory` with a collection
-    `customers` and a PostgreSQL table `inventory.customers` share `source_table`).
-    Stored on Delta (replaced in one commit), a view on Parquet (where dbt drops and creates a
-    table, and a typed mart read in between would find it missing): every read of a typed mart
-    and each of its data tests semi-joins it, and as a view each computed it from every parsed record.
+    `customers` and a PostgreSQL table `inventory.customers` share `source_table`). Every read of a
+    typed mart and each of its data tests semi-joins it.
+
+    On Delta a table to which each build adds the counts of the changes parsed since it last did
+    (cdc_aggregate_config), a view on Parquet.
 #}
 
-{{ config(materialized=cdc_aggregate_materialization()) }}
+{{ config(**cdc_aggregate_config(unique_key=['source_db', 'source_table', 'source_format', 'connector'])) }}
+
+{%- set generation_built_on = cdc_aggregate_generation_to_build_on(ref('stg_warehouse__erasures')) %}
 
 with
 
 parsed_records as (
 
     select * from {{ ref('int_records_parsed') }}
+    {%- if generation_built_on is not none %}
+    where {{ cdc_parsed_since(generation_built_on) }}
+    {%- endif %}
 
 ),
 
-final as (
+new_counts as (
 
     select
         source_db,
@@ -28,6 +34,57 @@ final as (
     from parsed_records
     where outcome = 'change'
     group by source_db, source_table, source_format, connector
+
+),
+
+-- The table's rows this build adds to; none when it computes from every record.
+built_counts as (
+
+    {%- if generation_built_on is not none %}
+    select * from {{ this }}
+    {%- else %}
+        select * from new_counts
+        where false
+    {%- endif %}
+
+),
+
+counts as (
+
+    select
+        new_counts.source_db,
+        new_counts.source_table,
+        new_counts.source_format,
+        new_counts.connector,
+        new_counts.change_count + coalesce(built_counts.change_count, 0) as change_count
+    from new_counts
+    left join built_counts
+        on
+            new_counts.source_db <=> built_counts.source_db
+            and new_counts.source_table = built_counts.source_table
+            and new_counts.source_format = built_counts.source_format
+            and new_counts.connector <=> built_counts.connector
+
+),
+
+final as (
+
+    select
+        *,
+        {{ cdc_build_generation() }} as generation
+    from counts
+    {% if cdc_reads_this() and generation_built_on is none %}
+    union all
+    -- Recomputed from every record: a table no longer seen is deleted (a null generation).
+    select {{ cdc_as_deleted('built') }}
+    from {{ this }} as built
+    left anti join counts
+        on
+            built.source_db <=> counts.source_db
+            and built.source_table = counts.source_table
+            and built.source_format = counts.source_format
+            and built.connector <=> counts.connector
+    {% endif %}
 
 )
 

@@ -18,6 +18,8 @@
     Incremental (append): a build binds the held messages not bound here yet.
 #}
 
+{{ config(tblproperties=cdc_parsed_record_table_properties()) }}
+
 with
 
 unbound_records as (

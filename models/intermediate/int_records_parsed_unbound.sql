@@ -21,6 +21,8 @@
     before it would be made in each.
 #}
 
+{{ config(tblproperties=cdc_parsed_record_table_properties()) }}
+
 with
 
 deliveries as (

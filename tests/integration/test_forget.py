@@ -48,8 +48,14 @@ FORGOTTEN = {1020: '{"id": 1020}', 1022: '{ "id" : 1022 }'}
 """The customers forgotten, each key as a user may type it."""
 ROW_KEYS = {f'{{"id":{customer}}}' for customer in FORGOTTEN}
 CUSTOMER_MARTS = ("customers_current", "customers_history")
-AGGREGATES = {"cdc_reconciliation", "cdc_topic_health", "cdc_schema_drift", "int_changes_aggregated_to_source_tables"}
-"""Views of counts per topic or table: their customers' rows change, every other row must not."""
+AGGREGATES = {
+    "cdc_reconciliation",
+    "cdc_topic_health",
+    "cdc_schema_drift",
+    "int_changes_aggregated_to_source_tables",
+    "int_changes_aggregated_to_columns",
+}
+"""Counts per topic, table or column: their customers' rows change, every other row must not."""
 ERASURE_LIST = {ERASURES, "stg_warehouse__erasures"}
 LANDED_FILE_VIEWS = {"stg_kafka__kcat_lines", "stg_kafka__parquet_records"}
 """Views of the landed files as they are: the records are there until their owner rewrites the

@@ -9,47 +9,15 @@
     each gets the one Debezium's rule gives (every character other than a letter, digit or
     underscore becomes `_`, and so does a leading digit) and the columns of a table that would
     share one are flagged, never silently merged.
-#}
 
--- Stored on Delta: it reads every row image, and so did, as a view, each typed mart's two field
--- checks (typed_mart_fields_landed, typed_mart_behind_landed): twice per mart per build.
-{{ config(materialized=cdc_aggregate_materialization()) }}
+    A view of int_changes_aggregated_to_columns, a few rows per column however many events.
+#}
 
 with
 
-changes as (
+columns_aggregated as (
 
-    select
-        source_db,
-        source_table,
-        source_ts,
-        after
-    from {{ ref('int_records_parsed') }}
-    where outcome = 'change' and after is not null
-
-),
-
-fields as (
-
-    select
-        changes.source_db,
-        changes.source_table,
-        changes.source_ts,
-        field.key as column_name,
-        case regexp_extract(schema_of_variant(field.value), '^[A-Z]+', 0)
-            when 'VOID' then null
-            when 'BIGINT' then 'integer'
-            when 'DECIMAL' then 'decimal'
-            when 'DOUBLE' then 'decimal'
-            when 'FLOAT' then 'decimal'
-            when 'STRING' then 'string'
-            when 'BOOLEAN' then 'boolean'
-            when 'OBJECT' then 'object'
-            when 'ARRAY' then 'array'
-            else lower(schema_of_variant(field.value))
-        end as value_type
-    from changes,
-        lateral variant_explode(try_parse_json(changes.after)) as field
+    select * from {{ ref('int_changes_aggregated_to_columns') }}
 
 ),
 
@@ -58,9 +26,9 @@ tables as (
     select
         source_db,
         source_table,
-        min(source_ts) as table_first_seen_ts,
-        max(source_ts) as table_last_seen_ts
-    from changes
+        min(first_seen_ts) as table_first_seen_ts,
+        max(last_seen_ts) as table_last_seen_ts
+    from columns_aggregated
     group by source_db, source_table
 
 ),
@@ -71,9 +39,9 @@ columns_seen as (
         source_db,
         source_table,
         column_name,
-        min(source_ts) as column_first_seen_ts,
-        max(source_ts) as column_last_seen_ts
-    from fields
+        min(first_seen_ts) as column_first_seen_ts,
+        max(last_seen_ts) as column_last_seen_ts
+    from columns_aggregated
     group by source_db, source_table, column_name
 
 ),
@@ -105,12 +73,11 @@ column_types as (
         source_table,
         column_name,
         value_type,
-        min(source_ts) as first_seen_ts,
-        max(source_ts) as last_seen_ts,
-        count(*) as events
-    from fields
+        first_seen_ts,
+        last_seen_ts,
+        events
+    from columns_aggregated
     where value_type is not null
-    group by source_db, source_table, column_name, value_type
 
 ),
 
