@@ -114,7 +114,15 @@ final as (
     {% if cdc_reads_this() and generation_built_on is none %}
     union all
     -- Recomputed from every record: a column or type no longer seen is deleted (a null generation).
-    select {{ cdc_as_deleted('built') }}
+    select
+        built.source_db,
+        built.source_table,
+        built.column_name,
+        built.value_type,
+        built.first_seen_ts,
+        built.last_seen_ts,
+        built.events,
+        cast(null as bigint) as generation
     from {{ this }} as built
     left anti join columns_seen
         on

@@ -76,7 +76,13 @@ final as (
     {% if cdc_reads_this() and generation_built_on is none %}
     union all
     -- Recomputed from every record: a table no longer seen is deleted (a null generation).
-    select {{ cdc_as_deleted('built') }}
+    select
+        built.source_db,
+        built.source_table,
+        built.source_format,
+        built.connector,
+        built.change_count,
+        cast(null as bigint) as generation
     from {{ this }} as built
     left anti join counts
         on
