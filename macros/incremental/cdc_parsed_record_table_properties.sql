@@ -7,8 +7,9 @@
     Delta's default, the first 32 columns, misses `parsed_at` and spends its time on the row images.
 #}
 {% macro cdc_parsed_record_table_properties() %}
+    {#- None, not {}: dbt-spark writes `tblproperties ()` for an empty one, which Spark refuses. #}
     {%- if cdc_dbt.cdc_table_format() != 'delta' %}
-        {{- return({}) -}}
+        {{- return(none) -}}
     {%- endif %}
     {{- return({
         'delta.dataSkippingStatsColumns': 'parsed_at,outcome,topic,partition,offset,source_db,source_table',
