@@ -76,12 +76,7 @@ new_columns as (
 -- The table's rows this build adds to; none when it computes from every record.
 built_columns as (
 
-    {%- if generation_built_on is not none %}
-    select * from {{ this }}
-    {%- else %}
-        select * from new_columns
-        where false
-    {%- endif %}
+    {{ cdc_aggregate_rows_added_to(generation_built_on, like='new_columns') }}
 
 ),
 
@@ -111,26 +106,12 @@ final as (
         *,
         {{ cdc_build_generation() }} as generation
     from columns_seen
-    {% if cdc_reads_this() and generation_built_on is none %}
-    union all
-    -- Recomputed from every record: a column or type no longer seen is deleted (a null generation).
-    select
-        built.source_db,
-        built.source_table,
-        built.column_name,
-        built.value_type,
-        built.first_seen_ts,
-        built.last_seen_ts,
-        built.events,
-        cast(null as bigint) as generation
-    from {{ this }} as built
-    left anti join columns_seen
-        on
-            built.source_db <=> columns_seen.source_db
-            and built.source_table = columns_seen.source_table
-            and built.column_name = columns_seen.column_name
-            and built.value_type <=> columns_seen.value_type
-    {% endif %}
+    -- Recomputed from every record: a column or type no longer seen is deleted.
+    {{ cdc_aggregate_rows_gone(
+        generation_built_on, 'columns_seen',
+        columns=['source_db', 'source_table', 'column_name', 'value_type', 'first_seen_ts', 'last_seen_ts', 'events'],
+        key_columns=['source_db', 'source_table', 'column_name', 'value_type'],
+    ) }}
 
 )
 

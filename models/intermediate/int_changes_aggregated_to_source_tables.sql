@@ -40,12 +40,7 @@ new_counts as (
 -- The table's rows this build adds to; none when it computes from every record.
 built_counts as (
 
-    {%- if generation_built_on is not none %}
-    select * from {{ this }}
-    {%- else %}
-        select * from new_counts
-        where false
-    {%- endif %}
+    {{ cdc_aggregate_rows_added_to(generation_built_on, like='new_counts') }}
 
 ),
 
@@ -73,24 +68,12 @@ final as (
         *,
         {{ cdc_build_generation() }} as generation
     from counts
-    {% if cdc_reads_this() and generation_built_on is none %}
-    union all
-    -- Recomputed from every record: a table no longer seen is deleted (a null generation).
-    select
-        built.source_db,
-        built.source_table,
-        built.source_format,
-        built.connector,
-        built.change_count,
-        cast(null as bigint) as generation
-    from {{ this }} as built
-    left anti join counts
-        on
-            built.source_db <=> counts.source_db
-            and built.source_table = counts.source_table
-            and built.source_format = counts.source_format
-            and built.connector <=> counts.connector
-    {% endif %}
+    -- Recomputed from every record: a table no longer seen is deleted.
+    {{ cdc_aggregate_rows_gone(
+        generation_built_on, 'counts',
+        columns=['source_db', 'source_table', 'source_format', 'connector', 'change_count'],
+        key_columns=['source_db', 'source_table', 'source_format', 'connector'],
+    ) }}
 
 )
 

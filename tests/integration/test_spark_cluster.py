@@ -263,8 +263,8 @@ class Target:
 
 def computed_rows(frame: DataFrame) -> list[str]:
     """A table's rows as sorted JSON texts: each key's newest generation where the table has
-    generations, without the build stamps."""
-    if "generation" in frame.columns:
+    generations of rows (the merged aggregates hold one row each), without the build stamps."""
+    if "generation" in frame.columns and set(KEY) <= set(frame.columns):
         newest = sf.max("generation").over(Window.partitionBy(*KEY))
         frame = frame.withColumn("newest", newest).where("generation = newest").drop("newest")
     kept = [sf.col(f"`{column}`") for column in frame.columns if column not in BUILD_STAMPS]
