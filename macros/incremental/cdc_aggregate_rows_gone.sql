@@ -1,16 +1,4 @@
 {#
-    The rows of an aggregate's table (cdc_aggregate_config) this build adds its records to: all of
-    them when it adds (`generation` is the one it builds on), none when it computes the aggregate
-    from every record (a relation like `like`, empty).
-#}
-{% macro cdc_aggregate_rows_added_to(generation, like) %}
-    {%- if generation is none %}
-        {{- return('select * from ' ~ like ~ ' where false') -}}
-    {%- endif %}
-    {{- return('select * from ' ~ this) -}}
-{% endmacro %}
-
-{#
     When a build computes an aggregate from every record into a table that holds rows: a `union
     all` of the table's rows `recomputed` no longer holds (matched null-safe on `key_columns`), each
     with a null `generation`, which makes the merge delete it; nothing otherwise. `columns`: the
