@@ -11,6 +11,7 @@ configuration.
 """
 
 import atexit
+import hashlib
 import json
 import os
 import shutil
@@ -111,6 +112,16 @@ class Build:
 class DbtProject:
     spark: SparkSession
     target_dir: Path
+    """Holds a target folder per schema, project and vars (target_of)."""
+    last_target: Path = Path()
+    """The target folder of the last dbt command: its manifest, run results and compiled SQL."""
+
+    def target_of(self, schema: str, variables: dict[str, Any], project_dir: Path) -> Path:
+        """The target folder of dbt commands of `schema`, `variables` and `project_dir`. dbt parses
+        the whole project again (3 s) when any of them differs from its target's last parse, so a
+        command that repeats them keeps its own target, whose parse dbt only updates."""
+        identity = json.dumps([schema, variables, str(project_dir)], sort_keys=True)
+        return self.target_dir / f"{schema}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
 
     def build(
         self,
@@ -148,7 +159,7 @@ class DbtProject:
             *([] if select is None else ["--select", select]),
             *(["--full-refresh"] if full_refresh else []),
         ]  # fmt: skip
-        run_results = self.target_dir / "run_results.json"
+        run_results = self.last_target / "run_results.json"
         run_results.unlink(missing_ok=True)  # a build that fails early must not report the previous one's nodes
         started = time.monotonic()
         callbacks = [] if said is None else [lambda event: said.append(event.info.msg)]
@@ -185,9 +196,10 @@ class DbtProject:
         """`dbt source freshness` of `landing_dir`: each source's result (dbt's sources.json), by name."""
         from dbt.cli.main import dbtRunner
 
-        output = self.target_dir / "sources.json"  # where dbt writes it (a custom --output is deprecated)
+        args = ["source", "freshness", *self._project_args(landing_dir, schema, variables)]
+        output = self.last_target / "sources.json"  # where dbt writes it (a custom --output is deprecated)
         output.unlink(missing_ok=True)
-        dbtRunner().invoke(["source", "freshness", *self._project_args(landing_dir, schema, variables)])
+        dbtRunner().invoke(args)
         results = json.loads(output.read_text())["results"]
         return {result["unique_id"].rsplit(".", 1)[-1]: result for result in results}
 
@@ -195,15 +207,17 @@ class DbtProject:
         self, landing_dir: Path, schema: str, variables: dict[str, Any], project_dir: Path = PACKAGE_PROJECT_DIR
     ) -> list[str]:
         """What every dbt command of a test names: the landing and schema (through the environment
-        the project reads), the project, the local target, this suite's target folder, the vars."""
+        the project reads), the project, the local target, its target folder (target_of), the vars."""
         os.environ["CDC_LANDING_DIR"] = str(landing_dir)
         os.environ["CDC_SCHEMA"] = schema
+        all_variables = {"landing_schema": f"{schema}_landing", **variables}
+        self.last_target = self.target_of(schema, all_variables, project_dir)
         return [
             "--project-dir", str(project_dir),
             "--profiles-dir", str(profiles_dir_of(project_dir)),
             "--target", "local",
-            "--target-path", str(self.target_dir),
-            "--vars", json.dumps({"landing_schema": f"{schema}_landing", **variables}),
+            "--target-path", str(self.last_target),
+            "--vars", json.dumps(all_variables),
             "--quiet",
         ]  # fmt: skip
 

@@ -53,7 +53,7 @@ def test_broken_rules_fail_one_row_each_and_a_misdeclared_rule_stops_the_build_n
     try:
         with pytest.raises(AssertionError, match="Got 4 results, configured to fail if != 0"):
             dbt_project.build(**build, select="rules_broken")
-        [compiled] = (dbt_project.target_dir / "compiled").rglob("column_rules_rules_broken_*.sql")
+        [compiled] = (dbt_project.last_target / "compiled").rglob("column_rules_rules_broken_*.sql")
         broken_rules = demo_build.rows(compiled.read_text())
 
         # A rule misspelled: the build stops before running anything, naming the column and the rule.

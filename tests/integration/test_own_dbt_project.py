@@ -65,11 +65,11 @@ def test_a_users_own_dbt_project_builds_a_typed_mart_on_the_package(
         project_dir=user_project,
         warn_error=True,  # typed_mart_fields_landed warns: every declared field has landed
     )
-    manifest = json.loads((dbt_project.target_dir / "manifest.json").read_text())
+    manifest = json.loads((dbt_project.last_target / "manifest.json").read_text())
     package_models = {node["name"] for node in manifest["nodes"].values() if node["package_name"] == "cdc_dbt"}
     assert {"cdc_current", "cdc_history", "int_row_events_versioned"} <= package_models
     assert not package_models & {"customers_current", "reviews_current"}, "the demo's marts are the demo's"
-    results = json.loads((dbt_project.target_dir / "run_results.json").read_text())["results"]
+    results = json.loads((dbt_project.last_target / "run_results.json").read_text())["results"]
     built = {result["unique_id"] for result in results}
     assert "model.shop_analytics.shop_reviews_current" in built
     assert any(
