@@ -1,12 +1,12 @@
-"""Where a cold build's time goes, model by model: a profile read from Spark's event log.
+"""Where a cold build's time goes, node by node: a profile read from Spark's event log.
 
     python bench/build_profile.py [--events 1000000] [--keys 100000] [--threads 1] [--top 25]
 
 Generates the stream `versus_native.py` measures (generator: Debezium PostgreSQL with the
 converter's schema, seed 11, 3 partitions), then runs the project's models cold (`dbt run`, no
 example marts) in a new product session with Spark's event log on. dbt runs on `--threads`
-threads, one by default, so that every Spark stage falls in one model's time: a stage belongs
-to the model whose run (compile to end, from dbt's run_results.json) holds its submission.
+threads, one by default, so that every Spark stage falls in one node's time: a stage belongs
+to the node whose run (compile to end, from dbt's run_results.json) holds its submission.
 
 Prints, per node (model or hook) in the order dbt ran them, its seconds and, from the event log:
 
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from generator import generate
 
 SCHEMA = "bench_profile"
-BETWEEN_MODELS = "(between models)"
+BETWEEN_NODES = "(between nodes)"
 
 
 @dataclass
@@ -61,7 +61,7 @@ class Stage:
 
 
 @dataclass
-class ModelRun:
+class NodeRun:
     name: str
     started_ms: int
     completed_ms: int
@@ -90,14 +90,14 @@ def epoch_ms(timestamp: str) -> int:
     return round(datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp() * 1000)
 
 
-def model_runs(run_results: Path) -> list[ModelRun]:
+def node_runs(run_results: Path) -> list[NodeRun]:
     """Each node of the run, from its compile's start to its execution's end, in the order they ran."""
     runs = []
     for result in json.loads(run_results.read_text())["results"]:
         timings = result["timing"]
         if timings:
             runs.append(
-                ModelRun(
+                NodeRun(
                     result["unique_id"].split(".")[-1],
                     min(epoch_ms(timing["started_at"]) for timing in timings),
                     max(epoch_ms(timing["completed_at"]) for timing in timings),
@@ -138,9 +138,9 @@ def stages_of(event_log: Path) -> list[Stage]:
     return sorted(stages.values(), key=lambda stage: stage.submitted_ms)
 
 
-def attribute(stages: list[Stage], runs: list[ModelRun]) -> list[ModelRun]:
-    """Each stage added to the run whose time holds its submission; the others to BETWEEN_MODELS."""
-    between = ModelRun(BETWEEN_MODELS, 0, 0)
+def attribute(stages: list[Stage], runs: list[NodeRun]) -> list[NodeRun]:
+    """Each stage added to the run whose time holds its submission; the others to BETWEEN_NODES."""
+    between = NodeRun(BETWEEN_NODES, 0, 0)
     for stage in stages:
         holder = next((run for run in runs if run.started_ms <= stage.submitted_ms <= run.completed_ms), between)
         holder.stages.append(stage)
@@ -151,37 +151,37 @@ def megabytes(count: int) -> str:
     return f"{count / 1e6:,.1f}"
 
 
-def print_profile(runs: list[ModelRun], wall: float, top: int) -> None:
+def print_profile(runs: list[NodeRun], wall: float, top: int) -> None:
     header = (
         f"{'node':<44}{'s':>7}{'in stages':>10}{'task s':>8}{'stages':>7}{'tasks':>7}"
         f"{'rows read':>12}{'MB read':>9}{'rows written':>13}{'MB written':>11}{'MB shuffled':>12}"
     )
     print(header)
     for run in runs:
-        seconds = "" if run.name == BETWEEN_MODELS else f"{run.seconds:.1f}"
+        seconds = "" if run.name == BETWEEN_NODES else f"{run.seconds:.1f}"
         print(
             f"{run.name:<44}{seconds:>7}{run.seconds_in_stages():>10.1f}{run.total('task_ms') / 1000:>8.1f}"
             f"{len(run.stages):>7}{run.total('tasks'):>7}{run.total('rows_read'):>12,}"
             f"{megabytes(run.total('bytes_read')):>9}{run.total('rows_written'):>13,}"
             f"{megabytes(run.total('bytes_written')):>11}{megabytes(run.total('shuffle_bytes_written')):>12}"
         )
-    models = [run for run in runs if run.name != BETWEEN_MODELS]
-    in_models = sum(run.seconds for run in models)
-    in_stages = sum(run.seconds_in_stages() for run in models)
+    nodes = [run for run in runs if run.name != BETWEEN_NODES]
+    in_nodes = sum(run.seconds for run in nodes)
+    in_stages = sum(run.seconds_in_stages() for run in nodes)
     task_seconds = sum(run.total("task_ms") for run in runs) / 1000
     print(
-        f"\ndbt run {wall:.1f} s; its models {in_models:.1f} s, of which {in_stages:.1f} s with a Spark stage"
-        f" running ({in_stages / in_models:.0%}) and {in_models - in_stages:.1f} s without (the driver's:"
+        f"\ndbt run {wall:.1f} s; its nodes {in_nodes:.1f} s, of which {in_stages:.1f} s with a Spark stage"
+        f" running ({in_stages / in_nodes:.0%}) and {in_nodes - in_stages:.1f} s without (the driver's:"
         f" dbt, planning, the metastore, Delta's log); tasks {task_seconds:.1f} core-seconds in all;"
         f" {sum(len(run.stages) for run in runs)} stages"
     )
     stages = sorted(((stage, run.name) for run in runs for stage in run.stages), key=lambda pair: -pair[0].seconds)
     print(f"\nthe {top} longest stages:")
-    print(f"{'s':>7}{'task s':>8}{'tasks':>7}{'rows read':>12}{'MB shuffled':>12}  model: stage")
-    for stage, model in stages[:top]:
+    print(f"{'s':>7}{'task s':>8}{'tasks':>7}{'rows read':>12}{'MB shuffled':>12}  node: stage")
+    for stage, node in stages[:top]:
         print(
             f"{stage.seconds:>7.1f}{stage.task_ms / 1000:>8.1f}{stage.tasks:>7}{stage.rows_read:>12,}"
-            f"{megabytes(stage.shuffle_bytes_written):>12}  {model}: {stage.name[:60]}"
+            f"{megabytes(stage.shuffle_bytes_written):>12}  {node}: {stage.name[:60]}"
         )
 
 
@@ -206,7 +206,7 @@ def main() -> None:
             wall = dbt_run(landing, target, SCHEMA, "--threads", str(arguments.threads))
             application = spark.sparkContext.applicationId
         [event_log] = [path for path in events_dir.iterdir() if path.name.startswith(application)]
-        runs = attribute(stages_of(event_log), model_runs(target / "run_results.json"))
+        runs = attribute(stages_of(event_log), node_runs(target / "run_results.json"))
         print(f"{arguments.events:,} events over {arguments.keys:,} keys, dbt on {arguments.threads} thread(s)\n")
         print_profile(runs, wall, arguments.top)
 
