@@ -13,6 +13,7 @@ first: a dependency Spark already ships is left out.
     python -m cdc_dbt.spark_packages <group:artifact:version>    (what the child process runs)
 """
 
+import fcntl
 import os
 import re
 import subprocess
@@ -51,15 +52,28 @@ def package_jars(package: str, needed_for: str, remedy: str) -> list[str]:
     """The local jars of `package` (what `needed_for` needs) that Spark lacks, fetched on first use;
     `remedy` ends the one-line error when they cannot be fetched."""
     listing = jar_listing_file(package)
-    known = listing.read_text().splitlines() if listing.is_file() else []
-    if known and all(Path(jar).is_file() for jar in known):
+    known = listed_jars(listing)
+    if known:
         return known
-    jars = fetched_jars(package, needed_for, remedy)
     listing.parent.mkdir(parents=True, exist_ok=True)
-    partial = listing.with_suffix(".partial")
-    partial.write_text("".join(f"{jar}\n" for jar in jars))
-    partial.replace(listing)  # a listing is whole or absent
-    return jars
+    # Processes started at once on a fresh machine (a test run's workers, a scheduler's jobs) fetch
+    # one at a time: Ivy's cache is not safe for two resolutions of the same package at once.
+    with listing.with_suffix(".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        known = listed_jars(listing)  # fetched by the process this one waited for
+        if known:
+            return known
+        jars = fetched_jars(package, needed_for, remedy)
+        partial = listing.with_suffix(".partial")
+        partial.write_text("".join(f"{jar}\n" for jar in jars))
+        partial.replace(listing)  # a listing is whole or absent
+        return jars
+
+
+def listed_jars(listing: Path) -> list[str]:
+    """The jars a listing names, if it exists and every one of them does."""
+    known = listing.read_text().splitlines() if listing.is_file() else []
+    return known if known and all(Path(jar).is_file() for jar in known) else []
 
 
 def jar_listing_file(package: str) -> Path:

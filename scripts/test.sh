@@ -5,14 +5,19 @@
 #   ./scripts/test.sh                 everything (what CI runs)
 #   ./scripts/test.sh --fast          the inner loop: ruff, then pytest without the tests marked
 #                                     `slow` (cluster, killed builds, randomized harness, CLI build)
-#   ./scripts/test.sh -k corpus       any other arguments go to pytest
+#   ./scripts/test.sh -k corpus       any other arguments go to pytest (`-n 0`: one process)
+#
+# pytest runs on CDC_TEST_WORKERS processes (pytest-xdist; default 2), each with its own SparkSession,
+# given a test file at a time: while one waits on dbt's single-threaded Python, a JVM's start or a
+# server, the other computes.
 source "$(dirname "$0")/_bootstrap.sh"
+WORKERS=(-n "${CDC_TEST_WORKERS:-2}" --dist loadfile)
 if [ "${1:-}" = "--fast" ]; then
     shift
     echo "== ruff" >&2
     ruff check udfs cdc_dbt generator tests bench setup.py
     echo "== pytest (fast: not slow)" >&2
-    exec python -m pytest -m "not slow" "$@"
+    exec python -m pytest "${WORKERS[@]}" -m "not slow" "$@"
 fi
 echo "== ruff" >&2
 ruff check udfs cdc_dbt generator tests bench setup.py
@@ -34,4 +39,4 @@ if [ "$mypy_status" -ne 0 ] || [ "$sqlfluff_status" -ne 0 ]; then
     exit 1
 fi
 echo "== pytest" >&2
-exec python -m pytest "$@"
+exec python -m pytest "${WORKERS[@]}" "$@"

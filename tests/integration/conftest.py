@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 from cdc_dbt.project_files import copy_dbt_project
 from cdc_dbt.session import SPARK_CONF_DIR, build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings, profiles_dir_of
+from tests.build_times import BUILD_TIMES, build_time
 
 SMALL_INPUT_SPARK_CONF = {
     # Compiling a query's generated Java (and then JIT-compiling it) costs more than running it
@@ -241,48 +242,6 @@ def table_rows(rows: list[dict[str, str]]) -> dict[str, list[str]]:
         values = {name: value for name, value in json.loads(row["row_json"]).items() if name not in BUILD_STAMPS}
         by_table.setdefault(row["table_name"], []).append(json.dumps(values, sort_keys=True))
     return {table: sorted(values) for table, values in by_table.items()}
-
-
-@dataclass
-class BuildTime:
-    """Where one `dbt build` spent its time: its wall time, and the execution time of its models,
-    data tests and unit tests, each summed over its nodes (they overlap on several threads)."""
-
-    schema: str
-    wall: float
-    models: float
-    data_tests: float
-    unit_tests: float
-    nodes: int
-
-
-BUILD_TIMES: list[BuildTime] = []
-
-
-def build_time(schema: str, wall: float, run_results: Path) -> BuildTime:
-    results = json.loads(run_results.read_text())["results"] if run_results.exists() else []
-    by_type = {"model": 0.0, "test": 0.0, "unit_test": 0.0}
-    for result in results:
-        resource_type = result["unique_id"].split(".", 1)[0]
-        if resource_type in by_type:
-            by_type[resource_type] += result["execution_time"]
-    return BuildTime(schema, wall, by_type["model"], by_type["test"], by_type["unit_test"], len(results))
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Each in-process dbt build of the run, so a slow suite shows which builds and which part."""
-    if not BUILD_TIMES:
-        return
-    terminalreporter.section("in-process dbt builds: wall seconds, then seconds summed over nodes")
-    terminalreporter.write_line(f"{'schema':<28}{'wall':>8}{'models':>8}{'data':>8}{'unit':>8}{'nodes':>7}")
-    total = BuildTime("(all)", *(sum(column) for column in zip(*[
-        (b.wall, b.models, b.data_tests, b.unit_tests, b.nodes) for b in BUILD_TIMES
-    ], strict=True)))  # fmt: skip
-    for build in [*BUILD_TIMES, total]:
-        terminalreporter.write_line(
-            f"{build.schema:<28}{build.wall:>8.1f}{build.models:>8.1f}{build.data_tests:>8.1f}"
-            f"{build.unit_tests:>8.1f}{build.nodes:>7}"
-        )
 
 
 @pytest.fixture(scope="session")

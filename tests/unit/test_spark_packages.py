@@ -1,13 +1,17 @@
 """The jars of Spark packages (cdc_dbt.spark_packages): a package Spark could not fetch is named in
 one line (the lines are Spark 4.1's own, as printed on this machine); the jars Spark already ships
-are left out of the driver's classpath; a listing whose jars are all there is used as it is; and a
-session already running (a platform's) gets no settings of ours."""
+are left out of the driver's classpath; a listing whose jars are all there is used as it is, and one
+another process is fetching is waited for; and a session already running (a platform's) gets no
+settings of ours."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from pyspark import SparkContext
 
+from cdc_dbt import spark_packages
 from cdc_dbt.session import platform_session_running
 from cdc_dbt.spark_packages import (
     TABLE_FORMAT_PACKAGES,
@@ -70,6 +74,40 @@ def test_a_listing_whose_jars_are_all_there_is_used_without_fetching(
     listing.write_text("".join(f"{jar}\n" for jar in jars))
     assert table_format_jars("delta") == [str(jar) for jar in jars]
     assert table_format_jars("parquet") == []
+
+
+LOCK_HOLDER = """
+import fcntl, pathlib, sys, time
+lock = open(sys.argv[1], "w")
+fcntl.flock(lock, fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(1)
+pathlib.Path(sys.argv[2]).write_text(sys.argv[3])
+"""
+"""A process fetching a package: it holds the package's lock, then writes the listing and ends."""
+
+
+def test_a_package_another_process_is_fetching_is_waited_for_not_fetched_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    jar = tmp_path / "io.delta_delta-spark_4.1_2.13-4.4.0.jar"
+    jar.touch()
+    listing = jar_listing_file(DELTA_PACKAGE)
+    listing.parent.mkdir(parents=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LOCK_HOLDER, str(listing.with_suffix(".lock")), str(listing), f"{jar}\n"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+
+    def fetch_again(package: str, needed_for: str, remedy: str) -> list[str]:
+        raise AssertionError(f"{package} fetched a second time")
+
+    monkeypatch.setattr(spark_packages, "fetched_jars", fetch_again)
+    assert table_format_jars("delta") == [str(jar)]
+    assert holder.wait(timeout=10) == 0
 
 
 def test_a_platform_session_is_recognised_by_the_databricks_runtime(monkeypatch: pytest.MonkeyPatch) -> None:
