@@ -5,13 +5,17 @@
 #   ./scripts/test.sh                 everything (what CI runs)
 #   ./scripts/test.sh --fast          the inner loop: ruff, then pytest without the tests marked
 #                                     `slow` (cluster, killed builds, randomized harness, CLI build)
-#   ./scripts/test.sh -k corpus       any other arguments go to pytest (`-n 0`: one process)
+#   ./scripts/test.sh -k corpus       any other arguments go to pytest
 #
-# pytest runs on CDC_TEST_WORKERS processes (pytest-xdist; default 2), each with its own SparkSession,
-# given a test file at a time: while one waits on dbt's single-threaded Python, a JVM's start or a
-# server, the other computes.
+# CDC_TEST_WORKERS=N runs pytest on N processes (pytest-xdist), each with its own SparkSession and
+# given a test file at a time: for a machine with cores to spare. On two cores it is not the default:
+# the suite keeps both busy alone, and two workers took 0.97 of its time with twice the memory
+# (docs/development.md).
 source "$(dirname "$0")/_bootstrap.sh"
-WORKERS=(-n "${CDC_TEST_WORKERS:-2}" --dist loadfile)
+WORKERS=()
+if [ "${CDC_TEST_WORKERS:-1}" -gt 1 ]; then
+    WORKERS=(-n "$CDC_TEST_WORKERS" --dist loadfile)
+fi
 if [ "${1:-}" = "--fast" ]; then
     shift
     echo "== ruff" >&2
