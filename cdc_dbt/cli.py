@@ -28,7 +28,7 @@ environment (each optional):
   CDC_LANDING_DIR     folder of landed files, read recursively      (default: demo/landing)
   CDC_WAREHOUSE_DIR   table data and metastore of the warehouse     (default: .warehouse)
   CDC_SCHEMA          the Spark database of the output tables       (default: cdc)
-  CDC_TABLE_FORMAT    delta, or parquet without Maven Central       (default: delta)
+  CDC_TABLE_FORMAT    delta, iceberg, or parquet without Maven      (default: delta)
   SPARK_MASTER_URL    a Spark cluster, e.g. spark://host:7077       (default: embedded local[*])
   CDC_SHUFFLE_PARTITIONS  spark.sql.shuffle.partitions              (default: 8)
   CDC_SERVER_PORT     the warm server's port                        (default: 10000)

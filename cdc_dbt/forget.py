@@ -189,13 +189,20 @@ def forget_and_report(settings: Settings, request: ForgetRequest) -> int:
     return 0
 
 
+UNSUPPORTED_FORMAT_REASONS = {
+    "parquet": "Parquet has no DELETE, and a rewrite of every table would not be atomic",
+    "iceberg": "its purge of the files that still hold the rows is Delta's VACUUM, not built for Iceberg yet",
+}
+
+
 def unsupported_format(settings: Settings) -> str | None:
-    """Parquet has no DELETE: forget refuses it rather than rewrite every table half-way."""
+    """Parquet has no DELETE: forget refuses it rather than rewrite every table half-way; on
+    Iceberg the erasure could be made, but not the purge that makes it final."""
     if settings.table_format == "delta":
         return None
     return (
         f"forget needs Delta tables (CDC_TABLE_FORMAT=delta) and this warehouse is {settings.table_format}:"
-        " Parquet has no DELETE, and a rewrite of every table would not be atomic. Rebuild the warehouse"
+        f" {UNSUPPORTED_FORMAT_REASONS[settings.table_format]}. Rebuild the warehouse"
         " in Delta (cdc-dbt build --full-refresh with CDC_TABLE_FORMAT=delta), then forget"
     )
 

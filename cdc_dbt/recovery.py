@@ -6,6 +6,10 @@ One leftover would stop that: a build killed inside `create table ... as select`
 build, or `--full-refresh`) can leave the table's folder written and the table not yet in the
 metastore. Spark then refuses to create that table again (LOCATION_ALREADY_EXISTS), in every
 later build. Such a folder holds nothing a table owns: it is removed.
+
+On Iceberg nothing is: its tables are in its own catalog (the session's default), whose folders
+Spark's catalog does not list (its views have folders too), and a create that was killed leaves
+files no table refers to, which the next create of the table ignores.
 """
 
 import sys
@@ -15,7 +19,10 @@ from pyspark.sql import SparkSession
 
 def remove_orphaned_table_folders(spark: SparkSession, schema: str) -> list[str]:
     """Remove the folders in `schema`'s location that no table of the catalog owns; return their
-    URIs. Folders Spark keeps for itself (names starting with `_` or `.`) stay."""
+    URIs. Folders Spark keeps for itself (names starting with `_` or `.`) stay. Only for tables of
+    Spark's own catalog: none where another catalog is the default (Iceberg's)."""
+    if spark.conf.get("spark.sql.defaultCatalog") != "spark_catalog":
+        return []
     if not spark.catalog.databaseExists(schema):
         return []
     location = spark.sql(f"describe schema `{schema.replace('`', '``')}`").where("info_name = 'Location'").first()

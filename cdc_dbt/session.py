@@ -56,16 +56,18 @@ def require_java() -> None:
         )
 
 
-def package_config(table_format: str, kafka_source: bool = False) -> dict[str, str]:
+def package_config(settings: Settings, kafka_source: bool = False) -> dict[str, str]:
     """The Spark settings of the packages this session needs (spark_packages.py): the table
     format's jars and catalog (Parquet needs none), and Spark's Kafka source when asked."""
-    jars = table_format_jars(table_format) + (kafka_source_jars() if kafka_source else [])
+    jars = table_format_jars(settings.table_format) + (kafka_source_jars() if kafka_source else [])
     config = {}
     if jars:
         config["spark.driver.extraClassPath"] = os.pathsep.join(jars)
         config["spark.jars"] = ",".join(jars)  # for the executors of a cluster
-    if table_format == "delta":
+    if settings.table_format == "delta":
         config.update(DELTA_CONFIG)
+    if settings.table_format == "iceberg":
+        config.update(iceberg_config(settings))
     return config
 
 
@@ -77,6 +79,29 @@ DELTA_CONFIG = {
     # model or test reading a table just written waits for it (one task: 0.5x the time).
     "spark.databricks.delta.snapshotPartitions": "1",
 }
+
+
+ICEBERG_CATALOG = "iceberg"
+"""The Spark catalog of the Iceberg tables, the session's default: `cdc.cdc_current` is
+`iceberg.cdc.cdc_current`. The landed files' external tables stay in Spark's own catalog
+(`spark_catalog`), which Iceberg cannot hold (create_landing_tables.sql)."""
+
+
+def iceberg_config(settings: Settings) -> dict[str, str]:
+    """Iceberg's catalog as the default: a JDBC catalog in a SQLite file of the warehouse (Iceberg's
+    Hive catalog needs a metastore service, which the embedded Derby one is not; a Hadoop catalog
+    under Spark's session catalog can neither replace views nor list its tables to dbt:
+    docs/table-formats.md#iceberg). Its schema version V1 is the one that holds views."""
+    catalog = f"spark.sql.catalog.{ICEBERG_CATALOG}"
+    return {
+        "spark.sql.extensions": "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+        catalog: "org.apache.iceberg.spark.SparkCatalog",
+        f"{catalog}.type": "jdbc",
+        f"{catalog}.uri": f"jdbc:sqlite:{settings.warehouse_dir / 'iceberg_catalog.sqlite'}",
+        f"{catalog}.jdbc.schema-version": "V1",
+        f"{catalog}.warehouse": (settings.tables_dir / "iceberg").as_uri(),
+        "spark.sql.defaultCatalog": ICEBERG_CATALOG,
+    }
 
 
 def platform_session_running() -> bool:
@@ -133,7 +158,7 @@ def build_session(
         .config("spark.sql.parquet.compression.codec", "zstd")
         .enableHiveSupport()
     )
-    format_config = {} if platform_session_running() else package_config(settings.table_format, kafka_source)
+    format_config = {} if platform_session_running() else package_config(settings, kafka_source)
     for name, value in {**format_config, **(extra_config or {})}.items():
         builder = builder.config(name, value)
     if not settings.master_url:

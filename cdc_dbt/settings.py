@@ -10,7 +10,7 @@ INSTALLED_PROJECT_DIR = Path(__file__).resolve().parent / "dbt_project"
 PACKAGE_PROJECT_DIR = _CHECKOUT if (_CHECKOUT / "dbt_project.yml").is_file() else INSTALLED_PROJECT_DIR
 """cdc-dbt's own dbt project: this checkout, or the copy an installed wheel carries."""
 DEFAULT_SCHEMA = "cdc"
-TABLE_FORMATS = ("delta", "parquet")
+TABLE_FORMATS = ("delta", "parquet", "iceberg")
 """CDC_TABLE_FORMAT's choices, the default first (docs/table-formats.md)."""
 
 
@@ -28,7 +28,7 @@ class Settings:
     """CDC_SCHEMA: the Spark database the output tables go to. dbt's profile (profiles.yml) reads
     the same variable with the same default, so the models' schema is this one."""
     table_format: str = TABLE_FORMATS[0]
-    """CDC_TABLE_FORMAT: the format of every table the build writes (`delta` or `parquet`).
+    """CDC_TABLE_FORMAT: the format of every table the build writes (`delta`, `parquet` or `iceberg`).
     dbt_project.yml reads the same variable with the same default."""
 
     @property
@@ -79,8 +79,6 @@ def table_format_mistake(settings: Settings) -> str | None:
     """A CDC_TABLE_FORMAT that names no format this project writes, said in one line; else None."""
     if settings.table_format in TABLE_FORMATS:
         return None
-    if settings.table_format == "iceberg":
-        return "CDC_TABLE_FORMAT=iceberg is not available yet (docs/table-formats.md#iceberg): use delta or parquet"
     return (
         f"CDC_TABLE_FORMAT={settings.table_format!r} is no table format cdc-dbt writes:"
         f" use one of {', '.join(TABLE_FORMATS)}"

@@ -21,8 +21,13 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-TABLE_FORMAT_PACKAGES = {"delta": "io.delta:delta-spark_4.1_2.13:4.4.0"}
-"""The Maven package each table format needs beyond Spark: Delta Lake for Spark 4.1, Scala 2.13."""
+TABLE_FORMAT_PACKAGES = {
+    "delta": "io.delta:delta-spark_4.1_2.13:4.4.0",
+    "iceberg": "org.apache.iceberg:iceberg-spark-runtime-4.1_2.13:1.11.0,org.xerial:sqlite-jdbc:3.53.0.0",
+}
+"""The Maven packages each table format needs beyond Spark (comma-separated, as Spark takes them):
+Delta Lake for Spark 4.1, Scala 2.13; Iceberg's Spark 4.1 runtime and the SQLite JDBC driver its
+catalog keeps the tables in (session.py)."""
 KAFKA_SOURCE_PACKAGE = "org.apache.spark:spark-sql-kafka-0-10_2.13:4.1.1"
 """Spark's Kafka source (and Kafka's Java client), of the Spark version pyspark pins."""
 JAR_LINE = "cdc-dbt jar: "

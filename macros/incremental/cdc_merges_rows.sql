@@ -1,4 +1,4 @@
-{# Whether the table format has MERGE (Delta): then the row-state tables hold no superseded rows. #}
+{# Whether the table format has MERGE (Delta, Iceberg): then the row-state tables hold no superseded rows. #}
 {% macro cdc_merges_rows() %}
-    {{- return(cdc_dbt.cdc_table_format() == 'delta') -}}
+    {{- return(cdc_dbt.cdc_table_format() in ('delta', 'iceberg')) -}}
 {% endmacro %}

@@ -7,7 +7,8 @@
     - `landed_record_times`: a view of both, the Kafka timestamp of every landed record (what
       `dbt source freshness` measures, whichever format landed).
     Both read the folder recursively. They are EXTERNAL (LOCATION): dropping them never touches
-    the landed files.
+    the landed files. On Iceberg, whose catalog is the session's default and holds Iceberg tables
+    only, they stay in Spark's own catalog, `spark_catalog` (the `landing` source says the same).
 #}
 {% macro create_landing_tables() %}
     {{ return(adapter.dispatch('create_landing_tables', 'cdc_dbt')()) }}
@@ -15,7 +16,8 @@
 
 {% macro default__create_landing_tables() %}
     {% if execute %}
-        {%- set schema = cdc_dbt.cdc_quote_identifier(var('landing_schema')) -%}
+        {%- set catalog = 'spark_catalog.' if cdc_dbt.cdc_table_format() == 'iceberg' else '' -%}
+        {%- set schema = catalog ~ cdc_dbt.cdc_quote_identifier(var('landing_schema')) -%}
         {%- set location = cdc_dbt.cdc_string_literal(env_var('CDC_LANDING_DIR')) -%}
         {% do run_query('create schema if not exists ' ~ schema) %}
         {% do run_query('drop table if exists ' ~ schema ~ '.`kcat_json_lines`') %}

@@ -362,14 +362,19 @@ def test_bad_arguments_are_one_line_before_spark(args: list[str], message: str, 
     assert err.startswith(f"cdc-dbt forget: {message}") and len(err.splitlines()) == 1, err
 
 
-def test_parquet_is_refused_with_what_to_do(tmp_path: Path) -> None:
-    settings = Settings(tmp_path, tmp_path, tmp_path, None, table_format="parquet")
+@pytest.mark.parametrize(
+    ("table_format", "reason"),
+    [("parquet", "Parquet has no DELETE"), ("iceberg", "its purge of the files that still hold the rows")],
+)
+def test_a_format_without_its_purge_is_refused_with_what_to_do(table_format: str, reason: str, tmp_path: Path) -> None:
+    settings = Settings(tmp_path, tmp_path, tmp_path, None, table_format=table_format)
     status, out, err = forget(settings, "inventory.customers", '{"id": 1001}')
     assert (status, out) == (2, "")
-    assert (
-        err.startswith("cdc-dbt forget: forget needs Delta tables (CDC_TABLE_FORMAT=delta)")
-        and len(err.splitlines()) == 1
+    assert err.startswith(
+        f"cdc-dbt forget: forget needs Delta tables (CDC_TABLE_FORMAT=delta) and this warehouse is {table_format}:"
+        f" {reason}"
     )
+    assert len(err.splitlines()) == 1
 
 
 def test_the_models_unit_tests_withhold_and_count_the_erased_records(

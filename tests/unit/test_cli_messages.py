@@ -105,7 +105,7 @@ def test_a_table_format_cdc_dbt_does_not_write_is_named_in_one_line(tmp_path: Pa
     run = cdc_dbt("build", CDC_LANDING_DIR=str(tmp_path), CDC_TABLE_FORMAT="orc")
     assert run.returncode == 2
     assert run.stderr.splitlines() == [
-        "cdc-dbt: CDC_TABLE_FORMAT='orc' is no table format cdc-dbt writes: use one of delta, parquet"
+        "cdc-dbt: CDC_TABLE_FORMAT='orc' is no table format cdc-dbt writes: use one of delta, parquet, iceberg"
     ]
 
 
