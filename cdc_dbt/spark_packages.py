@@ -10,7 +10,7 @@ the list is kept under `$XDG_CACHE_HOME/cdc-dbt` (`~/.cache/cdc-dbt`). Every ses
 with those jars on the driver's classpath and ships them to executors. Spark's own jars come
 first: a dependency Spark already ships is left out.
 
-    python -m cdc_dbt.spark_packages <group:artifact:version>    (what the child process runs)
+    python -m cdc_dbt.spark_packages <group:artifact:version>[,...]    (what the child process runs)
 """
 
 import fcntl
