@@ -9,7 +9,7 @@ later build. Such a folder holds nothing a table owns: it is removed.
 
 On Iceberg nothing is: its tables are in its own catalog (the session's default), whose folders
 Spark's catalog does not list (its views have folders too), and a create that was killed leaves
-files no table refers to, which the next create of the table ignores.
+files no table's metadata names, which Iceberg never reads.
 """
 
 import sys
