@@ -208,7 +208,8 @@ def unsupported_format(settings: Settings) -> str | None:
 
 
 def missing_warehouse(settings: Settings) -> str | None:
-    if settings.metastore_dir.is_dir():
+    # A build's tables are folders under the warehouse's `tables`, whatever catalog names them.
+    if settings.tables_dir.is_dir():
         return None
     return f"no warehouse at {settings.warehouse_dir} (CDC_WAREHOUSE_DIR): nothing was built there to forget"
 
