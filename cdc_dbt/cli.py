@@ -313,7 +313,7 @@ def folder_mistake(command: str, settings: Settings) -> str | None:
     """
     if command in LANDING_READERS and not settings.landing_dir.is_dir():
         return f"the landing folder {settings.landing_dir} does not exist (CDC_LANDING_DIR)"
-    if command == "sql" and not settings.metastore_dir.is_dir():
+    if command == "sql" and not settings.was_built:
         return (
             f"no warehouse at {settings.warehouse_dir} (CDC_WAREHOUSE_DIR): run `cdc-dbt build` first,"
             " or point CDC_WAREHOUSE_DIR at an existing one"

@@ -208,8 +208,7 @@ def unsupported_format(settings: Settings) -> str | None:
 
 
 def missing_warehouse(settings: Settings) -> str | None:
-    # A build's tables are folders under the warehouse's `tables`, whatever catalog names them.
-    if settings.tables_dir.is_dir():
+    if settings.was_built:
         return None
     return f"no warehouse at {settings.warehouse_dir} (CDC_WAREHOUSE_DIR): nothing was built there to forget"
 

@@ -43,6 +43,12 @@ class Settings:
     def metastore_dir(self) -> Path:
         return self.warehouse_dir / "metastore_db"
 
+    @property
+    def was_built(self) -> bool:
+        """Whether a build ever wrote to this warehouse: its tables' folder exists, whatever
+        catalog names the tables (the Derby metastore, Spark's in-memory one, Iceberg's)."""
+        return self.tables_dir.is_dir()
+
 
 def profiles_dir_of(project_dir: Path) -> Path:
     """The project's own profiles.yml if it has one; else cdc-dbt's, whose `cdc_dbt` profile a

@@ -224,7 +224,7 @@ def test_without_maven_central_or_a_cached_jar_the_default_format_says_what_to_s
     spark_conf.mkdir()
     shutil.copy(SPARK_CONF_DIR / "log4j2.properties", spark_conf)
     (spark_conf / "spark-defaults.conf").write_text(f"spark.jars.ivy {tmp_path / 'empty-ivy-cache'}\n")
-    (tmp_path / "warehouse" / "metastore_db").mkdir(parents=True)
+    (tmp_path / "warehouse" / "tables").mkdir(parents=True)
     no_network = " ".join(f"-D{scheme}.proxyHost=127.0.0.1 -D{scheme}.proxyPort=9" for scheme in ("http", "https"))
     environment = {
         **user_environment(tmp_path, tmp_path / "warehouse"),

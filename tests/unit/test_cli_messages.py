@@ -133,7 +133,7 @@ def test_a_dbt_commands_help_needs_no_jvm() -> None:
 
 def test_a_query_while_another_process_holds_the_warehouse_says_who_in_one_line(tmp_path: Path) -> None:
     warehouse = tmp_path / "warehouse"
-    (warehouse / "metastore_db").mkdir(parents=True)
+    (warehouse / "tables").mkdir(parents=True)
     held = hold_warehouse(warehouse, "build")
     try:
         run = cdc_dbt("sql", "select 1", CDC_WAREHOUSE_DIR=str(warehouse))
@@ -148,7 +148,7 @@ def test_a_query_while_another_process_holds_the_warehouse_says_who_in_one_line(
 
 def test_land_and_forget_while_another_process_holds_the_warehouse_say_who_in_one_line(tmp_path: Path) -> None:
     warehouse = tmp_path / "warehouse"
-    (warehouse / "metastore_db").mkdir(parents=True)
+    (warehouse / "tables").mkdir(parents=True)
     held = hold_warehouse(warehouse, "build")
     try:
         land = cdc_dbt(
@@ -182,7 +182,7 @@ def test_land_says_a_mistake_in_its_arguments_without_touching_the_warehouse(tmp
 
 
 def test_land_and_forget_without_java_say_so_in_one_line(tmp_path: Path) -> None:
-    (tmp_path / "metastore_db").mkdir()  # a warehouse that exists: forget gets as far as Java
+    (tmp_path / "tables").mkdir()  # a warehouse that exists: forget gets as far as Java
     land = cdc_dbt("land", "some.topic", CDC_WAREHOUSE_DIR=str(tmp_path), CDC_KAFKA_BOOTSTRAP_SERVERS="127.0.0.1:9")
     forget = cdc_dbt("forget", "inventory.customers", '{"id": 1001}', CDC_WAREHOUSE_DIR=str(tmp_path))
     assert (land.returncode, forget.returncode) == (1, 1)

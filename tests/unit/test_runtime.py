@@ -53,7 +53,7 @@ def test_missing_java_is_one_clear_line(
 ) -> None:
     monkeypatch.delenv("JAVA_HOME", raising=False)
     monkeypatch.setenv("PATH", "")
-    (tmp_path / "metastore_db").mkdir()  # a warehouse that exists: the query gets as far as Java
+    (tmp_path / "tables").mkdir()  # a warehouse that exists: the query gets as far as Java
     monkeypatch.setenv("CDC_WAREHOUSE_DIR", str(tmp_path))
     with pytest.raises(session.JavaMissingError, match="Java 17"):
         session.require_java()
