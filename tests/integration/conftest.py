@@ -81,7 +81,7 @@ SUITE_SESSION_JVM = {
 catalog lives with it."""
 DBT_THREADS = 4
 """Independent models and data tests run concurrently on the one SparkSession: while one query
-waits on the metastore or its tasks, another is planned."""
+waits on its tasks, another is planned."""
 
 
 def small_input_spark_conf_dir() -> Path:
