@@ -18,8 +18,8 @@ usage:
   cdc-dbt scaffold --check | --update <source_table> | --all
                                    compare typed marts with what landed since (1 when behind), or
                                    add the new columns and widen the types in their YAML
-  cdc-dbt forget <source_table> '<row_key JSON>' [--source-db DB]
-                                   erase one row from every table and withhold its landed records
+  cdc-dbt forget <source_table> '<row_key JSON>' ['<row_key JSON>' ...] [--source-db DB]
+                                   erase rows from every table and withhold their landed records
                                    from every later build; lists the landed files that still hold
                                    them (forget --help)
   cdc-dbt --version | --help

@@ -1,23 +1,25 @@
-"""`cdc-dbt forget`: erase one row's every trace from the warehouse, and withhold it from every
+"""`cdc-dbt forget`: erase rows' every trace from the warehouse, and withhold them from every
 later build.
 
 usage:
-  cdc-dbt forget <source_table> '<row_key JSON>' [--source-db DB] [--target-path PATH]
+  cdc-dbt forget <source_table> '<row_key JSON>' ['<row_key JSON>' ...] [--source-db DB] [--target-path PATH]
 
   <source_table>   as cdc_current.source_table names it, e.g. inventory.customers
-  <row_key JSON>   the row's key columns as a JSON object, e.g. '{"id": 1004}' (any spacing or
-                   order of the columns: it is compared as cdc_current.row_key writes it)
+  <row_key JSON>   a row's key columns as a JSON object, e.g. '{"id": 1004}' (any spacing or
+                   order of the columns: it is compared as cdc_current.row_key writes it); name
+                   several rows of the table to forget them in one pass (a batch of requests)
   --source-db DB   the source database, when two databases have a table of that name
   --target-path P  where the last build wrote dbt's manifest (default: ./target, or DBT_TARGET_PATH),
                    to find the typed marts kept as tables
 
-It deletes the row's records and rows from the tables a build keeps (the deliveries and their
+It deletes the rows' records and rows from the tables a build keeps (the deliveries and their
 payloads, the parsed records, the row-state tables, cdc_current, cdc_history, typed marts kept as
 tables; cdc_changes, cdc_quarantine and the other views follow), purges them from the Delta
 tables' files (time travel before the forget no longer reaches them), and appends to the erasure
 list `cdc_erasures` the records' identities and the fingerprints of their Kafka keys, which every
-later build, `--full-refresh` included, withholds before parsing. It prints the rows it removed
-per table and the landed files that still hold the raw bytes: rewrite or expire them.
+later build, `--full-refresh` included, withholds before parsing. It prints each row's erasure id,
+the rows it removed per table and the landed files that still hold the raw bytes: rewrite or
+expire them. Every key is checked before anything is erased: one mistake, and nothing is.
 See docs/commands.md#forgetting-a-row-cdc-dbt-forget.
 """
 
@@ -29,7 +31,7 @@ import os
 import sys
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,18 +92,30 @@ class ForgetError(Exception):
 @dataclass(frozen=True)
 class ForgetRequest:
     source_table: str
-    row_key: str
-    """The key as cdc_current.row_key writes it (canonical JSON)."""
+    row_keys: tuple[str, ...]
+    """The keys of the rows, each as cdc_current.row_key writes it (canonical JSON), in the order
+    named, each once."""
     source_db: str | None = None
     target_path: Path | None = None
 
 
-@dataclass
-class ForgetReport:
+@dataclass(frozen=True)
+class Erasure:
+    """One row forgotten: its erasure id in the erasure list, its source database and key."""
+
     erasure_id: str
     source_db: str | None
-    source_table: str
     row_key: str
+
+    def named(self, source_table: str) -> str:
+        database = "no source database" if self.source_db is None else f"source database {self.source_db}"
+        return f"{source_table} {self.row_key} ({database}), erasure {self.erasure_id}"
+
+
+@dataclass
+class ForgetReport:
+    source_table: str
+    erasures: list[Erasure]
     removed: list[tuple[str, int]] = field(default_factory=list)
     """(table, rows) for every table and view that held some, in the order erased; views end in ` (view)`."""
     landed_files: list[str] = field(default_factory=list)
@@ -110,16 +124,22 @@ class ForgetReport:
     notes: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        database = "no source database" if self.source_db is None else f"source database {self.source_db}"
         width = max((len(table) for table, _ in self.removed), default=0)
+        erased = [f"cdc-dbt forget: erased {erasure.named(self.source_table)}" for erasure in self.erasures]
+        several = len(erased) > 1
+        # One row's removals follow its line; several rows' are summed (one MERGE per table erased them).
+        heading = (
+            [*erased, f"cdc-dbt forget: removed, the {len(erased)} rows together:"] if several else [f"{erased[0]}:"]
+        )
         return [
-            f"cdc-dbt forget: erased {self.source_table} {self.row_key} ({database}), erasure {self.erasure_id}:",
+            *heading,
             *(f"  {table:<{width}}  {rows} row{'' if rows == 1 else 's'} removed" for table, rows in self.removed),
             f"cdc-dbt forget: withheld from every later build, --full-refresh included: {self.withheld_records}"
             f" landed record{'' if self.withheld_records == 1 else 's'} by identity and {self.withheld_kafka_keys}"
             f" Kafka key{'' if self.withheld_kafka_keys == 1 else 's'} by fingerprint ({ERASURES})",
             *(f"cdc-dbt forget: {note}" for note in self.notes),
-            "cdc-dbt forget: the landed files that still hold its raw bytes (rewrite or expire them):",
+            f"cdc-dbt forget: the landed files that still hold {'their' if several else 'its'} raw bytes"
+            " (rewrite or expire them):",
             *(f"  {path}" for path in self.landed_files),
         ]
 
@@ -141,7 +161,7 @@ def parse_request(args: Sequence[str]) -> ForgetRequest:
     """The arguments, or ForgetError saying what is wrong with them."""
     parser = _ArgumentParser(prog="cdc-dbt forget", add_help=False)
     parser.add_argument("source_table")
-    parser.add_argument("row_key")
+    parser.add_argument("row_keys", nargs="+", metavar="row_key")
     parser.add_argument("--source-db")
     parser.add_argument("--target-path", type=Path)
     parsed, unknown = parser.parse_known_args(list(args))
@@ -149,13 +169,17 @@ def parse_request(args: Sequence[str]) -> ForgetRequest:
         raise ForgetError(f"unexpected {' '.join(unknown)}: cdc-dbt forget <source_table> '<row_key JSON>' (--help)")
     if not parsed.source_table.strip():
         raise ForgetError("the source table is empty: name it as cdc_current.source_table does")
-    row_key = row_key_from_kafka_key(parsed.row_key)
-    if row_key is None:
-        raise ForgetError(
-            f"the key {parsed.row_key!r} is not a JSON object of the row's key columns,"
-            " e.g. '{\"id\": 1004}' (as cdc_current.row_key shows it)"
-        )
-    return ForgetRequest(parsed.source_table, row_key, parsed.source_db, parsed.target_path)
+    row_keys = []
+    for typed in parsed.row_keys:
+        row_key = row_key_from_kafka_key(typed)
+        if row_key is None:
+            raise ForgetError(
+                f"the key {typed!r} is not a JSON object of the row's key columns,"
+                " e.g. '{\"id\": 1004}' (as cdc_current.row_key shows it)"
+            )
+        row_keys.append(row_key)
+    # A key named twice (a batch of requests often repeats one) is one row to forget.
+    return ForgetRequest(parsed.source_table, tuple(dict.fromkeys(row_keys)), parsed.source_db, parsed.target_path)
 
 
 def main(args: Sequence[str], settings: Settings) -> int:
@@ -228,11 +252,12 @@ NO_TRANSACTION = (None,) * len(TRANSACTION_COLUMNS)
 
 
 def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) -> ForgetReport:
-    """Erase the row `request` names from the warehouse of `spark` (schema `settings.schema`) and
-    add it to the erasure list; raise ForgetError when the warehouse has no such row.
+    """Erase the rows `request` names from the warehouse of `spark` (schema `settings.schema`) and
+    add them to the erasure list; raise ForgetError, before anything is erased, when the warehouse
+    has no such row for one of the keys.
 
-    The row's records are found and collected first (a few queries: they are few), then each
-    table is erased in one MERGE, then the tables' files are purged."""
+    The rows' records are found and collected first (a few queries, whatever the number of rows:
+    they are few), then each table is erased in one MERGE, then the tables' files are purged."""
     from pyspark.sql import functions as F
 
     from cdc_dbt.up_to_date import forget_last_build
@@ -243,32 +268,36 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
         return f"{quoted(schema)}.{quoted(table)}"
 
     held = {} if not spark.catalog.databaseExists(schema) else table_types(spark, schema)
-
-    def exists(table: str) -> bool:
-        return table in held
-
-    if not exists(PARSED) or not exists(DELIVERIES):
+    if PARSED not in held or DELIVERIES not in held:
         raise ForgetError(f"the schema {schema} (CDC_SCHEMA) holds no build: run `cdc-dbt build` first")
-    if not exists(ERASURES):
+    if ERASURES not in held:
         raise ForgetError(
             f"the schema {schema} was built by an earlier cdc-dbt, without an erasure list:"
             " run `cdc-dbt build` once with this one, then forget"
         )
     parsed = spark.table(name(PARSED))
     deliveries = spark.table(name(DELIVERIES))
-    of_key = [
+    named_keys = spark.createDataFrame([(row_key,) for row_key in request.row_keys], "row_key string")
+    of_keys = [
         record.asDict()
-        for record in parsed.where(
-            (F.col("source_table") == F.lit(request.source_table)) & (F.col("row_key") == F.lit(request.row_key))
-        )
+        for record in parsed.where(F.col("source_table") == F.lit(request.source_table))
+        .join(named_keys, "row_key", "left_semi")
         .select(*RECORD_COLUMNS)
         .collect()
     ]
-    source_db = row_database(parsed, request, of_key)
-    of_row = [record for record in of_key if record["source_db"] == source_db]
-    # Every record of the topics carrying one of the row's Kafka keys: its tombstones (no table,
-    # only the key), its quarantined records, and any record of another row with that key.
-    row_keys = sorted({(record["topic"], record["key"]) for record in of_row if record["topic"] and record["key"]})
+    erasures = [
+        Erasure(
+            uuid.uuid4().hex,
+            row_database(parsed, request, row_key, [record for record in of_keys if record["row_key"] == row_key]),
+            row_key,
+        )
+        for row_key in request.row_keys
+    ]
+    rows = {(erasure.source_db, request.source_table, erasure.row_key): erasure for erasure in erasures}
+    of_rows = [record for record in of_keys if row_of(record) in rows]
+    # Every record of the topics carrying one of the rows' Kafka keys: their tombstones (no table,
+    # only the key), their quarantined records, and any record of another row with that key.
+    row_keys = sorted({(record["topic"], record["key"]) for record in of_rows if record["topic"] and record["key"]})
     keys_frame = spark.createDataFrame(row_keys, "topic string, key string")
     with_keys = [
         record.asDict()
@@ -277,14 +306,12 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
     shared = {
         (record["topic"], record["key"])
         for record in with_keys
-        if record["source_table"] is not None
-        and (record["source_db"], record["source_table"], record["row_key"])
-        != (source_db, request.source_table, request.row_key)
+        if record["source_table"] is not None and row_of(record) not in rows
     }
     own_keys = [key for key in row_keys if key not in shared]
     records = {
         (record["topic"], record["partition"], record["offset"]): record
-        for record in [*of_row, *(record for record in with_keys if (record["topic"], record["key"]) in own_keys)]
+        for record in [*of_rows, *(record for record in with_keys if (record["topic"], record["key"]) in own_keys)]
         if record["partition"] is not None and record["offset"] is not None
     }
     own_keys_frame = spark.createDataFrame(own_keys, "topic string, key string")
@@ -293,20 +320,21 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
         deliveries.join(own_keys_frame, ["topic", "key"], "left_semi")
     )
     landed = [
-        entry.asDict() for entry in delivered.select("topic", "partition", "offset", "landed_file").distinct().collect()
+        entry.asDict()
+        for entry in delivered.select("topic", "partition", "offset", "key", "landed_file").distinct().collect()
     ]
-    for entry in landed:  # a delivery of the row's key whose record another file delivered first
-        records.setdefault((entry["topic"], entry["partition"], entry["offset"]), {})
+    for entry in landed:  # a delivery of a row's key whose record another file delivered first
+        records.setdefault((entry["topic"], entry["partition"], entry["offset"]), {"key": entry["key"]})
     records_frame = spark.createDataFrame(list(records), "topic string, `partition` int, `offset` bigint")
     records_frame.createOrReplaceTempView(TEMPORARY_RECORDS)
-    spark.createDataFrame(
-        [(source_db, request.source_table, request.row_key)], "source_db string, source_table string, row_key string"
-    ).createOrReplaceTempView(TEMPORARY_ROW)
+    spark.createDataFrame(list(rows), "source_db string, source_table string, row_key string").createOrReplaceTempView(
+        TEMPORARY_ROW
+    )
 
-    report = ForgetReport(uuid.uuid4().hex, source_db, request.source_table, request.row_key)
+    report = ForgetReport(request.source_table, erasures)
     report.landed_files = sorted({shown_file(entry["landed_file"]) for entry in landed})
     unbuilt = unbuilt_files(settings.landing_dir, deliveries)
-    append_erasures(spark, name(ERASURES), report, records, own_keys)
+    append_erasures(spark, name(ERASURES), request.source_table, erasure_of(rows, of_rows), records, own_keys)
     report.withheld_records, report.withheld_kafka_keys = len(records), len(own_keys)
     outcomes = Counter(record.get("outcome") for record in records.values())
     for view, outcome in (("cdc_changes", "change"), ("cdc_quarantine", "quarantine")):
@@ -316,13 +344,13 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
     marts, note = typed_mart_tables(settings, request)
     if note:
         report.notes.append(note)
-    erasures = [
+    erasing = [
         *((mart, TEMPORARY_ROW, ON_MART_ROW) for mart in marts),
         *((table, TEMPORARY_ROW, ON_ROW) for table in TABLES_BY_ROW),
         *((table, TEMPORARY_RECORDS, ON_RECORD) for table in TABLES_BY_RECORD),
     ]
     tables = []
-    for table, source, condition in erasures:
+    for table, source, condition in erasing:
         if held.get(table, "VIEW") == "VIEW":
             continue
         tables.append(name(table))
@@ -340,12 +368,35 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
         " forget no longer reaches them"
     )
     if unbuilt:
+        these = "these rows" if len(erasures) > 1 else "this row"
         report.notes.append(
             f"{unbuilt} landed file{'s' if unbuilt != 1 else ''} in {settings.landing_dir} no build has read yet:"
-            " their records of this row are withheld by its Kafka key; build, then forget again, to find"
+            f" their records of {these} are withheld by Kafka key; build, then forget again, to find"
             " any that carry another key"
         )
     return report
+
+
+def row_of(record: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The row a parsed record is a change of: (source_db, source_table, row_key); nulls for none."""
+    return (record.get("source_db"), record.get("source_table"), record.get("row_key"))
+
+
+def erasure_of(
+    rows: Mapping[tuple[Any, ...], Erasure], of_rows: Sequence[Mapping[str, Any]]
+) -> Callable[[Mapping[str, Any]], Erasure]:
+    """Which erasure an erased record or Kafka key is listed under: its row's; a record of no row
+    (a tombstone, a quarantined record) or a key, the first row named whose records carry its key."""
+    named_order = {row: position for position, row in enumerate(rows)}
+    by_key: dict[tuple[Any, Any], Erasure] = {}
+    for record in sorted(of_rows, key=lambda record: named_order[row_of(record)]):
+        by_key.setdefault((record["topic"], record["key"]), rows[row_of(record)])
+    first = next(iter(rows.values()))
+
+    def of(record: Mapping[str, Any]) -> Erasure:
+        return rows.get(row_of(record)) or by_key.get((record.get("topic"), record.get("key")), first)
+
+    return of
 
 
 def table_types(spark: "SparkSession", schema: str) -> dict[str, str]:
@@ -353,8 +404,8 @@ def table_types(spark: "SparkSession", schema: str) -> dict[str, str]:
     return {table.name: str(table.tableType) for table in spark.catalog.listTables(schema) if not table.isTemporary}
 
 
-def row_database(parsed: "DataFrame", request: ForgetRequest, of_key: list[dict[str, Any]]) -> str | None:
-    """The source database of the row named, from the records of its table and key (`of_key`):
+def row_database(parsed: "DataFrame", request: ForgetRequest, row_key: str, of_key: list[dict[str, Any]]) -> str | None:
+    """The source database of the row of `row_key`, from the records of its table and key (`of_key`):
     ForgetError when the table or the key is unknown, or the key is in the table of more than one
     database and none is named."""
     from pyspark.sql import functions as F
@@ -364,7 +415,7 @@ def row_database(parsed: "DataFrame", request: ForgetRequest, of_key: list[dict[
     )
     if len(databases) > 1:
         raise ForgetError(
-            f"{request.source_table} {request.row_key} is a row of more than one source database"
+            f"{request.source_table} {row_key} is a row of more than one source database"
             f" ({', '.join(map(str, databases))}): name one with --source-db"
         )
     if databases:
@@ -375,7 +426,7 @@ def row_database(parsed: "DataFrame", request: ForgetRequest, of_key: list[dict[
         of_table = of_table.where(F.col("source_db") == F.lit(request.source_db))
     if of_table.limit(1).count():
         raise ForgetError(
-            f"no row of {request.source_table} has the key {request.row_key} (nothing to forget; a key is"
+            f"no row of {request.source_table} has the key {row_key} (nothing to forget; a key is"
             " compared as cdc_current.row_key writes it: the key columns by their source names)"
         )
     tables = sorted(
@@ -389,23 +440,43 @@ def row_database(parsed: "DataFrame", request: ForgetRequest, of_key: list[dict[
 def append_erasures(
     spark: "SparkSession",
     table: str,
-    report: ForgetReport,
+    source_table: str,
+    erasure_of: Callable[[Mapping[str, Any]], Erasure],
     records: dict[tuple[Any, ...], dict[str, Any]],
     keys: Iterable[tuple[str, str]],
 ) -> None:
-    """Append the erasure list's rows of this forget: one per record, with an erased change's
-    place in its source transaction (for cdc_transactions), and one per Kafka key, by fingerprint."""
+    """Append the erasure list's rows of this forget, each under its row's erasure (`erasure_of`):
+    one per record, with an erased change's place in its source transaction (for
+    cdc_transactions), and one per Kafka key, by fingerprint."""
     now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     rows = [
-        erasure_row(report, now, topic, partition=partition, offset=offset, transaction=transaction_place(record))
+        erasure_row(
+            erasure_of(record),
+            source_table,
+            now,
+            topic,
+            partition=partition,
+            offset=offset,
+            transaction=transaction_place(record),
+        )
         for (topic, partition, offset), record in sorted(records.items())
     ]
-    rows += [erasure_row(report, now, topic, kafka_key_sha256=kafka_key_fingerprint(topic, key)) for topic, key in keys]
+    rows += [
+        erasure_row(
+            erasure_of({"topic": topic, "key": key}),
+            source_table,
+            now,
+            topic,
+            kafka_key_sha256=kafka_key_fingerprint(topic, key),
+        )
+        for topic, key in keys
+    ]
     spark.createDataFrame(rows, spark.table(table).schema).write.insertInto(table)
 
 
 def erasure_row(
-    report: ForgetReport,
+    erasure: Erasure,
+    source_table: str,
     forgotten_ts: dt.datetime,
     topic: str,
     *,
@@ -417,10 +488,10 @@ def erasure_row(
     """One row of the erasure list, its columns in the table's order (macros/erasure/create_erasure_list.sql):
     a record by its identity (`partition`, `offset`) or a Kafka key by its fingerprint."""
     return (
-        report.erasure_id,
+        erasure.erasure_id,
         forgotten_ts,
-        report.source_db,
-        report.source_table,
+        erasure.source_db,
+        source_table,
         topic,
         partition,
         offset,

@@ -1,16 +1,18 @@
 """`cdc-dbt forget`: a row's every trace erased, and withheld from every later build.
 
 The demo's landing (Debezium with transaction metadata, Qlik, MongoDB), plus a quarantined record
-of a customer, built with the demo's typed marts kept as tables. Two customers are forgotten: 1020,
-live with eight versions, and 1022, deleted, whose delete was followed by a tombstone. Then:
+of a customer, built with the demo's typed marts kept as tables. Two customers are forgotten in one command:
+1020, live with eight versions, and 1022, deleted, whose delete was followed by a tombstone. Then:
 
 - nothing of either is left in any table or view: not a value of their rows, not their Kafka
   key, not a record of theirs; and every other row of every table is as it was (the transactions
   they were part of stay complete);
-- the command says what it removed from each table and names the landed files holding them;
+- the command says what it removed from each table and names the landed files holding them, and
+  the erasure list holds each customer's records under that customer's erasure;
 - a record of 1020 landing after the forget, and every record of both on a `--full-refresh`, are
   withheld, while a new record of another customer lands; incremental and full builds agree;
-- bad input is a one-line message and exit status 2.
+- bad input is a one-line message and exit status 2, and a batch with one key to refuse erases
+  nothing.
 """
 
 import contextlib
@@ -115,7 +117,7 @@ class Forgotten:
     settings: Settings
     before: dict[str, list[str]]
     after: dict[str, list[str]]
-    outputs: dict[int, str]
+    output: str
     files_before: dict[str, list[str]]
     """Every row of every data file of every table folder of the schema before the forgets, by
     table folder (data_file_rows)."""
@@ -157,11 +159,8 @@ def forgotten(
     built_target = dbt_project.last_target  # its manifest says which typed marts are tables
     files_before = data_file_rows(session_settings.warehouse_dir / "tables" / f"{SCHEMA}.db")
     settings = Settings(project, landing, session_settings.warehouse_dir, None, schema=SCHEMA)
-    outputs = {}
-    for customer, typed in FORGOTTEN.items():
-        status, out, err = forget(settings, SOURCE_TABLE, typed, "--target-path", str(built_target))
-        assert (status, err) == (0, ""), err
-        outputs[customer] = out
+    status, output, err = forget(settings, SOURCE_TABLE, *FORGOTTEN.values(), "--target-path", str(built_target))
+    assert (status, err) == (0, ""), err
     after = snapshot(Build(dbt_project.spark, SCHEMA))
     files_after = data_file_rows(session_settings.warehouse_dir / "tables" / f"{SCHEMA}.db")
 
@@ -177,7 +176,7 @@ def forgotten(
     )
     incremental = snapshot(build())
     full_refresh = snapshot(build(full_refresh=True, data_tests=False))
-    return Forgotten(landing, settings, before, after, outputs, files_before, files_after, incremental, full_refresh)
+    return Forgotten(landing, settings, before, after, output, files_before, files_after, incremental, full_refresh)
 
 
 def data_file_rows(schema_folder: Path) -> dict[str, list[str]]:
@@ -275,30 +274,29 @@ def test_every_other_row_of_every_table_is_as_it_was(forgotten: Forgotten) -> No
 
 
 def test_the_output_says_what_it_removed_and_which_landed_files_hold_the_bytes(forgotten: Forgotten) -> None:
-    removed: Counter[str] = Counter()
-    for customer, output in forgotten.outputs.items():
-        lines = output.splitlines()
-        assert lines[0].startswith(
-            f'cdc-dbt forget: erased {SOURCE_TABLE} {{"id":{customer}}} (source database inventory_db)'
-        )
-        for line in lines[1 : lines.index(next(line for line in lines if "withheld" in line))]:
-            table, rows = line.split()[0], int(line.split()[-3])
-            removed[table] += rows
-        files = {
-            line.strip() for line in lines[lines.index(next(line for line in lines if "landed files" in line)) + 1 :]
-        }
-        holding = {
-            str(forgotten.landing / path.relative_to(DEMO_LANDING))
-            for path, record in demo_customer_records()
-            if customer_of(record) == customer
-        } | ({str(forgotten.landing / "bad" / "customers.jsonl")} if customer == 1020 else set())
-        assert files == holding
+    lines = forgotten.output.splitlines()
+    assert [line.split(", erasure ")[0] for line in lines[:2]] == [
+        f'cdc-dbt forget: erased {SOURCE_TABLE} {{"id":{customer}}} (source database inventory_db)'
+        for customer in FORGOTTEN
+    ]
+    assert lines[2] == "cdc-dbt forget: removed, the 2 rows together:"
+    removed = {
+        line.split()[0]: int(line.split()[-3])
+        for line in lines[3 : lines.index(next(line for line in lines if "withheld" in line))]
+    }
+    files = {line.strip() for line in lines[lines.index(next(line for line in lines if "landed files" in line)) + 1 :]}
+    holding = {
+        str(forgotten.landing / path.relative_to(DEMO_LANDING))
+        for path, record in demo_customer_records()
+        if customer_of(record) in FORGOTTEN
+    }
+    assert files == holding | {str(forgotten.landing / "bad" / "customers.jsonl")}
     gone = {
         table: sum((Counter(forgotten.before[table]) - Counter(forgotten.after[table])).values())
         for table in forgotten.before
         if table not in AGGREGATES | ERASURE_LIST
     }
-    assert {table: gone[table] for table in removed} == dict(removed)
+    assert {table: gone[table] for table in removed} == removed
     # The other views over them follow without being counted.
     assert {table for table, rows in gone.items() if rows} - set(removed) == {
         "int_records_parsed",
@@ -308,6 +306,29 @@ def test_the_output_says_what_it_removed_and_which_landed_files_hold_the_bytes(f
     for table in ("int_deliveries_loaded", "int_records_parsed_unbound", "cdc_history", "cdc_current", "cdc_changes"):
         assert removed[table] > 0, table
     assert removed["customers_current"] == 1 and removed["customers_history"] > 1
+
+
+def test_each_customer_has_an_erasure_of_its_own_with_its_records(forgotten: Forgotten) -> None:
+    """One command, one erasure per row: its id (printed) lists that row's records and Kafka key,
+    so one row's key can be let in again without the other's."""
+    printed = {
+        int(json.loads(line.split()[4])["id"]): line.rsplit(" ", 1)[-1]
+        for line in forgotten.output.splitlines()
+        if line.startswith("cdc-dbt forget: erased ")
+    }
+    listed = [json.loads(row) for row in forgotten.after[ERASURES]]
+    assert {row["erasure_id"] for row in listed} == set(printed.values())
+    for customer, erasure_id in printed.items():
+        of_erasure = [row for row in listed if row["erasure_id"] == erasure_id]
+        records = {(row["partition"], row["offset"]) for row in of_erasure if "offset" in row}
+        landed = {
+            (record["partition"], record["offset"])
+            for _, record in demo_customer_records()
+            if customer_of(record) == customer
+        }
+        assert records == landed | ({(0, BAD_OFFSET)} if customer == 1020 else set()), customer
+        fingerprints = {row["kafka_key_sha256"] for row in of_erasure if "kafka_key_sha256" in row}
+        assert fingerprints == {hashlib.sha256(f"{TOPIC}\0{raw_keys()[customer]}".encode()).hexdigest()}
 
 
 def test_the_erasure_list_holds_positions_and_fingerprints_never_the_key(forgotten: Forgotten) -> None:
@@ -330,13 +351,19 @@ def test_later_builds_incremental_and_full_bring_nothing_back(forgotten: Forgott
     assert forgotten.full_refresh == forgotten.incremental
 
 
-def test_a_row_forgotten_again_or_never_landed_is_a_clear_mistake(forgotten: Forgotten) -> None:
-    status, out, err = forget(forgotten.settings, SOURCE_TABLE, FORGOTTEN[1020])
+def test_a_row_forgotten_again_or_never_landed_is_a_clear_mistake_and_its_batch_erases_nothing(
+    forgotten: Forgotten, dbt_project: DbtProject
+) -> None:
+    status, out, err = forget(forgotten.settings, SOURCE_TABLE, '{"id": 1001}', FORGOTTEN[1020])
     assert (status, out) == (2, "")
     assert err == (
         'cdc-dbt forget: no row of inventory.customers has the key {"id":1020} (nothing to forget; a key is'
         " compared as cdc_current.row_key writes it: the key columns by their source names)\n"
     )
+    current = Build(dbt_project.spark, SCHEMA).rows(
+        "select row_key from `{schema}`.cdc_current where source_table = 'inventory.customers'"
+    )
+    assert {"row_key": '{"id":1001}'} in current, "the batch's other row is still there"
 
 
 def test_an_unknown_source_table_is_a_clear_mistake(forgotten: Forgotten) -> None:
@@ -353,6 +380,7 @@ def test_an_unknown_source_table_is_a_clear_mistake(forgotten: Forgotten) -> Non
         (["inventory.customers", "1001"], "the key '1001' is not a JSON object of the row's key columns"),
         (["inventory.customers"], "the following arguments are required: row_key"),
         (["inventory.customers", "{}"], "the key '{}' is not a JSON object"),
+        (["inventory.customers", '{"id": 1}', "1002"], "the key '1002' is not a JSON object"),
         (["inventory.customers", '{"id": 1}', "--force"], "unexpected --force"),
     ],
 )
