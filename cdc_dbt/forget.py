@@ -324,7 +324,9 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
         for entry in delivered.select("topic", "partition", "offset", "key", "landed_file").distinct().collect()
     ]
     for entry in landed:  # a delivery of a row's key whose record another file delivered first
-        records.setdefault((entry["topic"], entry["partition"], entry["offset"]), {"key": entry["key"]})
+        records.setdefault(
+            (entry["topic"], entry["partition"], entry["offset"]), {"topic": entry["topic"], "key": entry["key"]}
+        )
     records_frame = spark.createDataFrame(list(records), "topic string, `partition` int, `offset` bigint")
     records_frame.createOrReplaceTempView(TEMPORARY_RECORDS)
     spark.createDataFrame(list(rows), "source_db string, source_table string, row_key string").createOrReplaceTempView(

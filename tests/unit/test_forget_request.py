@@ -2,7 +2,7 @@
 
 import pytest
 
-from cdc_dbt.forget import Erasure, ForgetError, ForgetReport, parse_request
+from cdc_dbt.forget import Erasure, ForgetError, ForgetReport, erasure_of, parse_request
 
 
 def test_several_keys_are_one_request_each_key_once_in_the_order_named() -> None:
@@ -50,3 +50,19 @@ def test_several_rows_each_say_their_erasure_then_the_removals_of_all() -> None:
         "  cdc_changes (view)  4 rows removed",
     ]
     assert "cdc-dbt forget: the landed files that still hold their raw bytes (rewrite or expire them):" in lines
+
+
+def test_each_erased_record_and_key_is_listed_under_its_rows_erasure() -> None:
+    first, second = Erasure("e1", "db", '{"id":1}'), Erasure("e2", "db", '{"id":2}')
+    rows = {("db", "t", first.row_key): first, ("db", "t", second.row_key): second}
+    of_rows = [
+        {"source_db": "db", "source_table": "t", "row_key": '{"id":2}', "topic": "t", "key": "k2"},
+        {"source_db": "db", "source_table": "t", "row_key": '{"id":1}', "topic": "t", "key": "k1"},
+        {"source_db": "db", "source_table": "t", "row_key": '{"id":2}', "topic": "t", "key": "shared"},
+        {"source_db": "db", "source_table": "t", "row_key": '{"id":1}', "topic": "t", "key": "shared"},
+    ]
+    listed_under = erasure_of(rows, of_rows)
+    assert listed_under(of_rows[0]) is second and listed_under(of_rows[3]) is first
+    tombstone = {"source_db": None, "source_table": None, "row_key": None, "topic": "t", "key": "k2"}
+    assert listed_under(tombstone) is second
+    assert listed_under({"topic": "t", "key": "shared"}) is first, "a key both rows carry: the first row named"
