@@ -7,7 +7,8 @@ usage:
   <source_table>   as cdc_current.source_table names it, e.g. inventory.customers
   <row_key JSON>   a row's key columns as a JSON object, e.g. '{"id": 1004}' (any spacing or
                    order of the columns: it is compared as cdc_current.row_key writes it); name
-                   several rows of the table to forget them in one pass (a batch of requests)
+                   several rows of the table to forget them in one pass (a batch of requests),
+                   or `-` to read them from standard input, one JSON object a line
   --source-db DB   the source database, when two databases have a table of that name
   --target-path P  where the last build wrote dbt's manifest (default: ./target, or DBT_TARGET_PATH),
                    to find the typed marts kept as tables
@@ -157,8 +158,9 @@ class _ArgumentParser(argparse.ArgumentParser):
         raise ForgetError(f"{message}: cdc-dbt forget <source_table> '<row_key JSON>' (--help)")
 
 
-def parse_request(args: Sequence[str]) -> ForgetRequest:
-    """The arguments, or ForgetError saying what is wrong with them."""
+def parse_request(args: Sequence[str], stdin: Iterable[str] = ()) -> ForgetRequest:
+    """The arguments, or ForgetError saying what is wrong with them; the keys are read from the
+    lines of `stdin` when the one key named is `-`."""
     parser = _ArgumentParser(prog="cdc-dbt forget", add_help=False)
     parser.add_argument("source_table")
     parser.add_argument("row_keys", nargs="+", metavar="row_key")
@@ -169,12 +171,21 @@ def parse_request(args: Sequence[str]) -> ForgetRequest:
         raise ForgetError(f"unexpected {' '.join(unknown)}: cdc-dbt forget <source_table> '<row_key JSON>' (--help)")
     if not parsed.source_table.strip():
         raise ForgetError("the source table is empty: name it as cdc_current.source_table does")
+    typed_keys = [(typed, "") for typed in parsed.row_keys]
+    if parsed.row_keys == ["-"]:
+        typed_keys = [
+            (line.strip(), f" (line {number} of standard input)")
+            for number, line in enumerate(stdin, start=1)
+            if line.strip()
+        ]
+        if not typed_keys:
+            raise ForgetError("no key on standard input: one row key, a JSON object, a line")
     row_keys = []
-    for typed in parsed.row_keys:
+    for typed, where in typed_keys:
         row_key = row_key_from_kafka_key(typed)
         if row_key is None:
             raise ForgetError(
-                f"the key {typed!r} is not a JSON object of the row's key columns,"
+                f"the key {typed!r}{where} is not a JSON object of the row's key columns,"
                 " e.g. '{\"id\": 1004}' (as cdc_current.row_key shows it)"
             )
         row_keys.append(row_key)
@@ -190,7 +201,7 @@ def main(args: Sequence[str], settings: Settings) -> int:
     from cdc_dbt.cli import run_at_boundary
 
     try:
-        request = parse_request(args)
+        request = parse_request(args, sys.stdin)
     except ForgetError as error:
         print(f"cdc-dbt forget: {error}", file=sys.stderr)
         return 2

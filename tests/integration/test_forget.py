@@ -443,3 +443,22 @@ def test_the_command_line_says_a_bad_key_in_one_line_without_starting_spark(tmp_
         " e.g. '{\"id\": 1004}' (as cdc_current.row_key shows it)"
     ]
     assert not (tmp_path / "warehouse").exists()
+
+
+def test_keys_read_from_standard_input_say_a_bad_line_in_one_line_without_starting_spark(tmp_path: Path) -> None:
+    """`-` reads the keys from standard input (a batch of requests from a file); a bad one is named by its line."""
+    environment = {**os.environ, "CDC_WAREHOUSE_DIR": str(tmp_path / "warehouse"), "CDC_LANDING_DIR": str(tmp_path)}
+    run = subprocess.run(
+        [sys.executable, "-m", "cdc_dbt.cli", "forget", "inventory.customers", "-"],
+        input='{"id": 1001}\n{"id": 1002}\n1003\n',
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (run.returncode, run.stdout) == (2, "")
+    assert run.stderr.splitlines() == [
+        "cdc-dbt forget: the key '1003' (line 3 of standard input) is not a JSON object of the row's key columns,"
+        " e.g. '{\"id\": 1004}' (as cdc_current.row_key shows it)"
+    ]
+    assert not (tmp_path / "warehouse").exists()

@@ -17,6 +17,15 @@ def test_one_bad_key_of_several_is_named() -> None:
         parse_request(["inventory.customers", '{"id": 1004}', "[1005]"])
 
 
+def test_a_dash_reads_the_keys_from_standard_input_one_a_line() -> None:
+    lines = ['{"id": 1004}\n', "\n", '{"id": 1005}\n', '{"id":1004}']
+    assert parse_request(["inventory.customers", "-"], lines).row_keys == ('{"id":1004}', '{"id":1005}')
+    with pytest.raises(ForgetError, match=r"^the key '1006' \(line 2 of standard input\) is not a JSON object"):
+        parse_request(["inventory.customers", "-"], ['{"id": 1004}\n', "1006\n"])
+    with pytest.raises(ForgetError, match=r"^no key on standard input"):
+        parse_request(["inventory.customers", "-"], ["\n"])
+
+
 def report(*erasures: Erasure) -> ForgetReport:
     return ForgetReport(
         "inventory.customers",
