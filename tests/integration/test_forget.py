@@ -427,11 +427,22 @@ def test_the_models_unit_tests_withhold_and_count_the_erased_records(
     ]
 
 
-def test_the_command_line_says_a_bad_key_in_one_line_without_starting_spark(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("key", "stdin", "named"),
+    [
+        ("{id: 1001", None, "'{id: 1001'"),
+        # `-`: the keys of a batch from standard input, one a line; a bad one is named by its line.
+        ("-", '{"id": 1001}\n{"id": 1002}\n1003\n', "'1003' (line 3 of standard input)"),
+    ],
+)
+def test_the_command_line_says_a_bad_key_in_one_line_without_starting_spark(
+    key: str, stdin: str | None, named: str, tmp_path: Path
+) -> None:
     """`cdc-dbt forget` as a user runs it (a separate process; nothing to start for a mistake)."""
     environment = {**os.environ, "CDC_WAREHOUSE_DIR": str(tmp_path / "warehouse"), "CDC_LANDING_DIR": str(tmp_path)}
     run = subprocess.run(
-        [sys.executable, "-m", "cdc_dbt.cli", "forget", "inventory.customers", "{id: 1001"],
+        [sys.executable, "-m", "cdc_dbt.cli", "forget", "inventory.customers", key],
+        input=stdin,
         env=environment,
         capture_output=True,
         text=True,
@@ -439,26 +450,7 @@ def test_the_command_line_says_a_bad_key_in_one_line_without_starting_spark(tmp_
     )
     assert (run.returncode, run.stdout) == (2, "")
     assert run.stderr.splitlines() == [
-        "cdc-dbt forget: the key '{id: 1001' is not a JSON object of the row's key columns,"
-        " e.g. '{\"id\": 1004}' (as cdc_current.row_key shows it)"
-    ]
-    assert not (tmp_path / "warehouse").exists()
-
-
-def test_keys_read_from_standard_input_say_a_bad_line_in_one_line_without_starting_spark(tmp_path: Path) -> None:
-    """`-` reads the keys from standard input (a batch of requests from a file); a bad one is named by its line."""
-    environment = {**os.environ, "CDC_WAREHOUSE_DIR": str(tmp_path / "warehouse"), "CDC_LANDING_DIR": str(tmp_path)}
-    run = subprocess.run(
-        [sys.executable, "-m", "cdc_dbt.cli", "forget", "inventory.customers", "-"],
-        input='{"id": 1001}\n{"id": 1002}\n1003\n',
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert (run.returncode, run.stdout) == (2, "")
-    assert run.stderr.splitlines() == [
-        "cdc-dbt forget: the key '1003' (line 3 of standard input) is not a JSON object of the row's key columns,"
+        f"cdc-dbt forget: the key {named} is not a JSON object of the row's key columns,"
         " e.g. '{\"id\": 1004}' (as cdc_current.row_key shows it)"
     ]
     assert not (tmp_path / "warehouse").exists()
