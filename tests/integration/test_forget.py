@@ -1,8 +1,9 @@
 """`cdc-dbt forget`: a row's every trace erased, and withheld from every later build.
 
 The demo's landing (Debezium with transaction metadata, Qlik, MongoDB), plus a quarantined record
-of a customer, built with the demo's typed marts kept as tables. Two customers are forgotten in one command:
-1020, live with eight versions, and 1022, deleted, whose delete was followed by a tombstone. Then:
+of a customer, built with the demo's typed marts kept as tables. Two customers are forgotten in
+one command: 1020, live with eight versions, and 1022, deleted, whose delete was followed by a
+tombstone. Then:
 
 - nothing of either is left in any table or view: not a value of their rows, not their Kafka
   key, not a record of theirs; and every other row of every table is as it was (the transactions
