@@ -72,11 +72,8 @@ def main() -> None:
                 digests = {rows_digest(spark, f"{schema}.{table}") for schema in SCHEMAS.values()}
                 if len(digests) != 1:
                     raise SystemExit(f"{table} differs between the batch and the forgets one by one: {digests}")
-            left = spark.sql(
-                f"select count(*) as n from {SCHEMAS['batch']}.cdc_history"
-                f" where source_table = '{SOURCE_TABLE}' and row_key in ({', '.join(repr(key) for key in keys)})"
-            ).first()
-            if left is None or left["n"]:
+            history = spark.table(f"{SCHEMAS['batch']}.cdc_history")
+            if history.where((history.source_table == SOURCE_TABLE) & history.row_key.isin(list(keys))).count():
                 raise SystemExit("a forgotten row is still in cdc_history")
 
     print(

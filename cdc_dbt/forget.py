@@ -296,13 +296,13 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
         .select(*RECORD_COLUMNS)
         .collect()
     ]
+    # Grouped once: a batch of thousands of keys must not scan every record once per key.
+    of_each_key: dict[str, list[dict[str, Any]]] = {row_key: [] for row_key in request.row_keys}
+    for record in of_keys:
+        of_each_key[record["row_key"]].append(record)
     erasures = [
-        Erasure(
-            uuid.uuid4().hex,
-            row_database(parsed, request, row_key, [record for record in of_keys if record["row_key"] == row_key]),
-            row_key,
-        )
-        for row_key in request.row_keys
+        Erasure(uuid.uuid4().hex, row_database(parsed, request, row_key, of_key), row_key)
+        for row_key, of_key in of_each_key.items()
     ]
     rows = {(erasure.source_db, request.source_table, erasure.row_key): erasure for erasure in erasures}
     of_rows = [record for record in of_keys if row_of(record) in rows]
@@ -320,9 +320,10 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
         if record["source_table"] is not None and row_of(record) not in rows
     }
     own_keys = [key for key in row_keys if key not in shared]
+    is_own_key = set(own_keys)
     records = {
         (record["topic"], record["partition"], record["offset"]): record
-        for record in [*of_rows, *(record for record in with_keys if (record["topic"], record["key"]) in own_keys)]
+        for record in [*of_rows, *(record for record in with_keys if (record["topic"], record["key"]) in is_own_key)]
         if record["partition"] is not None and record["offset"] is not None
     }
     own_keys_frame = spark.createDataFrame(own_keys, "topic string, key string")
