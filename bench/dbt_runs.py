@@ -71,3 +71,15 @@ def rows_digest(spark: "SparkSession", table: str, left_out: tuple[str, ...] = (
     row = spark.sql(f"select count(*), sum(cast(xxhash64({quoted}) as decimal(38, 0))) from {table}").first()
     assert row is not None
     return int(row[0]), int(row[1] or 0)
+
+
+def jvm_cpu_seconds(spark: "SparkSession") -> float:
+    """User and system CPU time the session's JVM has used (Linux's /proc)."""
+    pid = int(spark.sparkContext._jvm.ProcessHandle.current().pid())
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def jobs_run(spark: "SparkSession") -> int:
+    """Spark jobs the session has run (the scheduler's count: the status tracker keeps only the newest)."""
+    return int(spark.sparkContext._jsc.sc().dagScheduler().numTotalJobs())

@@ -14,7 +14,6 @@ aside), and so must a relation one version stores and the other keeps as a view.
 
 import argparse
 import io
-import os
 import subprocess
 import sys
 import tarfile
@@ -23,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from _session import product_session, scratch_folder
-from dbt_runs import dbt_command, rows_digest
+from dbt_runs import dbt_command, jobs_run, jvm_cpu_seconds, rows_digest
 from pyspark.sql import SparkSession
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -50,18 +49,6 @@ def project_at(ref: str, folder: Path) -> Path:
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
     return folder
-
-
-def jvm_cpu_seconds(spark: SparkSession) -> float:
-    """User and system CPU time the session's JVM has used (Linux's /proc)."""
-    pid = int(spark.sparkContext._jvm.ProcessHandle.current().pid())
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def jobs_run(spark: SparkSession) -> int:
-    """Spark jobs the session has run (the scheduler's count: the status tracker keeps only the newest)."""
-    return int(spark.sparkContext._jsc.sc().dagScheduler().numTotalJobs())
 
 
 def timed_build(spark: SparkSession, project: Path, target: Path, schema: str, models_only: bool) -> BuildCost:
