@@ -8,7 +8,8 @@ the machine's load falls on both: `base` (the --base settings) and `with --set` 
 settings and the --set ones). Each process builds the demo (its typed marts, models and data
 tests, as `cdc-dbt build`) once to warm the JVM up, untimed, then again into a new schema, timed:
 wall seconds, the JVM's CPU seconds and the Spark jobs it ran. Prints every round, then the round
-of least JVM CPU of each variant and the ratios `with --set` / `base`.
+of least JVM CPU of each variant and the ratios `with --set` / `base`. Every build must give the
+same rows in cdc_changes, cdc_current, cdc_history and cdc_quarantine.
 
 Without --set: the two settings the suite's Spark took on 2026-12-06. Without --base: the suite's
 other settings for small inputs, as tests/integration/conftest.py has them (a unit test holds
@@ -22,15 +23,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from _session import product_session, scratch_folder
-from dbt_runs import dbt_command, jobs_run, jvm_cpu_seconds
+from dbt_runs import dbt_command, jobs_run, jvm_cpu_seconds, rows_digest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR
 
 DEMO_LANDING = PACKAGE_PROJECT_DIR / "demo" / "landing"
+COMPARED_TABLES = ("cdc_changes", "cdc_current", "cdc_history", "cdc_quarantine")
+"""Every variant must build these with the same rows: a setting here may change the cost, never the result."""
 SUITE_ADDED = {
     "spark.databricks.delta.snapshotCache.storageLevel": "MEMORY_ONLY",
     "spark.sql.autoBroadcastJoinThreshold": "-1",
@@ -65,8 +69,9 @@ def build_demo(work: Path, schema: str) -> None:
     dbt_command("build", DEMO_LANDING, work / "target", schema, *excluded, variables={"example_marts": True})
 
 
-def timed_build(conf: dict[str, str]) -> dict[str, float]:
-    """In this process: a session with `conf`, the demo built once untimed, then once timed."""
+def timed_build(conf: dict[str, str]) -> dict[str, Any]:
+    """In this process: a session with `conf`, the demo built once untimed, then once timed: its
+    costs, and a digest of each of COMPARED_TABLES."""
     with scratch_folder("cdc-dbt-bench-spark-settings-") as work, product_session(DEMO_LANDING, work, conf) as spark:
         build_demo(work, "warm_up")
         jobs, cpu, started = jobs_run(spark), jvm_cpu_seconds(spark), time.perf_counter()
@@ -75,10 +80,11 @@ def timed_build(conf: dict[str, str]) -> dict[str, float]:
             "wall": time.perf_counter() - started,
             "jvm_cpu": jvm_cpu_seconds(spark) - cpu,
             "jobs": jobs_run(spark) - jobs,
+            "digests": {table: list(rows_digest(spark, f"timed.{table}")) for table in COMPARED_TABLES},
         }
 
 
-def in_own_process(conf: dict[str, str]) -> dict[str, float]:
+def in_own_process(conf: dict[str, str]) -> dict[str, Any]:
     """`timed_build(conf)` in a fresh Python process (its own JVM), with no Spark or cdc-dbt setting
     of this shell's."""
     environment = {name: value for name, value in os.environ.items() if not name.startswith(("CDC_", "SPARK_CONF"))}
@@ -104,7 +110,7 @@ def main() -> None:
     base = dict(args.base) if args.base else SUITE_BASE
     tried = dict(args.set) if args.set else SUITE_ADDED
     variants = {"base": base, "with --set": {**base, **tried}}
-    costs: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
+    costs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
     for round_number in range(args.repeat):
         order = list(variants) if round_number % 2 == 0 else list(reversed(variants))
         for name in order:
@@ -112,6 +118,9 @@ def main() -> None:
             costs[name].append(cost)
             print(f"round {round_number + 1}, {name:<10}: wall {cost['wall']:6.1f} s, JVM CPU {cost['jvm_cpu']:6.1f} s,"
                   f" {cost['jobs']:.0f} jobs", flush=True)  # fmt: skip
+    digests = {json.dumps(cost["digests"], sort_keys=True) for runs in costs.values() for cost in runs}
+    if len(digests) > 1:
+        raise SystemExit(f"the variants built different rows in {', '.join(COMPARED_TABLES)}: {sorted(digests)}")
     print(f"\n--set {' '.join(f'{name}={value}' for name, value in tried.items())}")
     print(f"the demo's warm build, the round of least JVM CPU of {args.repeat}: wall s, JVM CPU s, Spark jobs")
     best = {name: min(runs, key=lambda cost: cost["jvm_cpu"]) for name, runs in costs.items()}
