@@ -7,14 +7,14 @@
 #                                     `slow` (cluster, killed builds, randomized harness, CLI build)
 #   ./scripts/test.sh -k corpus       any other arguments go to pytest
 #
-# CDC_TEST_WORKERS=N runs pytest on N processes (pytest-xdist), each with its own SparkSession and
-# given a test file at a time: for a machine with cores to spare. On two cores it is not the default:
-# the suite keeps both busy alone, and two workers took 0.97 of its time with twice the memory
-# (docs/development.md).
+# pytest runs on two processes (pytest-xdist), each with its own SparkSession; CDC_TEST_WORKERS=N
+# sets how many (1: one process, no xdist). Each test module stays on one worker, the modules
+# that share the demo's build together and those that share a broker or registry together
+# (tests/conftest.py), the longest first.
 source "$(dirname "$0")/_bootstrap.sh"
 WORKERS=()
-if [ "${CDC_TEST_WORKERS:-1}" -gt 1 ]; then
-    WORKERS=(-n "$CDC_TEST_WORKERS" --dist loadfile)
+if [ "${CDC_TEST_WORKERS:-2}" -gt 1 ]; then
+    WORKERS=(-n "${CDC_TEST_WORKERS:-2}" --dist loadgroup --no-loadscope-reorder)
 fi
 if [ "${1:-}" = "--fast" ]; then
     shift

@@ -18,6 +18,48 @@ def schema_registry_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield server
 
 
+SHARED_BUILD_FIXTURE = "demo_build"
+REAL_PARTS_FIXTURES = frozenset({"kafka_broker", "schema_registry_server"})
+
+
+def worker_group(module_fixtures: set[str], module_name: str) -> str:
+    """The pytest-xdist group of a test module: every module using the demo's build on one worker,
+    so that it is built once; the modules of the session's real parts (a broker, a registry) on
+    one worker, so that each starts once more at most; any other module on its own."""
+    if SHARED_BUILD_FIXTURE in module_fixtures:
+        return "demo"
+    if module_fixtures & REAL_PARTS_FIXTURES:
+        return "real-parts"
+    return module_name
+
+
+def group_weight(items: list[pytest.Item]) -> tuple[int, int, int]:
+    """Longest first, as a scheduler of few workers wants: the whole-system tests (`slow`), then the
+    Spark tests, then the rest; the unit tests' modules, seconds each, fill the end of the run."""
+    slow = sum(item.get_closest_marker("slow") is not None for item in items)
+    spark = sum(item.get_closest_marker("spark") is not None or "spark" in item.fixturenames for item in items)
+    return slow, spark, len(items)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's hook reads the groups into the test ids
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under `--dist loadgroup` (./scripts/test.sh's workers): each test module's group
+    (worker_group), and the groups in the order of their weight (group_weight)."""
+    if getattr(config.option, "dist", "no") != "loadgroup":
+        return
+    modules: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.module.__name__ if item.module else item.nodeid, []).append(item)
+    groups: dict[str, list[pytest.Item]] = {}
+    for module_name, module_items in modules.items():
+        fixtures = {name for item in module_items for name in item.fixturenames}
+        group = worker_group(fixtures, module_name)
+        for item in module_items:
+            item.add_marker(pytest.mark.xdist_group(group))
+        groups.setdefault(group, []).extend(module_items)
+    items[:] = [item for group in sorted(groups.values(), key=group_weight, reverse=True) for item in group]
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """A pytest-xdist worker hands its in-process builds (tests/build_times.py) to the controller."""
     workeroutput = getattr(session.config, "workeroutput", None)
