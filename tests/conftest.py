@@ -45,7 +45,9 @@ def group_weight(items: list[pytest.Item]) -> tuple[int, int, int]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under `--dist loadgroup` (./scripts/test.sh's workers): each test module's group
     (worker_group), and the groups in the order of their weight (group_weight)."""
-    if getattr(config.option, "dist", "no") != "loadgroup":
+    # The controller sees `dist`; a worker, which collects the tests, sees it as "no" and
+    # `loadgroup` set instead.
+    if not (getattr(config.option, "loadgroup", False) or getattr(config.option, "dist", "no") == "loadgroup"):
         return
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
