@@ -1,6 +1,7 @@
-"""One SparkSession for every Spark test; dbt builds run inside it through dbtRunner.
+"""One SparkSession for every Spark test of a pytest process (each pytest-xdist worker has its own);
+dbt builds run inside it through dbtRunner.
 
-A JVM starts once (about 20 s); each later build costs seconds. Each build gets its own target
+A JVM starts once per process (about 20 s); each later build costs seconds. Each build gets its own target
 schema and landing schema, so results of several builds can be compared side by side.
 
 The test inputs are tiny (hundreds to a few thousand records), so a build's time is the fixed
