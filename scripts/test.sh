@@ -7,14 +7,22 @@
 #                                     `slow` (cluster, killed builds, randomized harness, CLI build)
 #   ./scripts/test.sh -k corpus       any other arguments go to pytest
 #
-# pytest runs on two processes (pytest-xdist), each with its own SparkSession; CDC_TEST_WORKERS=N
-# sets how many (1: one process, no xdist). Each test module stays on one worker, the modules
-# that share the demo's build together and those that share a broker or registry together
-# (tests/conftest.py), the longest first.
+# pytest runs on two processes (pytest-xdist), each with its own SparkSession, on a machine of 2
+# cores or more and 22 GiB or more (their JVMs and the processes their tests start held up to
+# 18.5 GiB); on one otherwise. CDC_TEST_WORKERS=N sets how many (1: one process, no xdist). Each
+# test module stays on one worker, the modules that share the demo's build together and those
+# that share a broker or registry together (tests/conftest.py), the longest first.
 source "$(dirname "$0")/_bootstrap.sh"
+default_workers() {
+    local cores memory_kib
+    cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)"
+    memory_kib="$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null || true)"
+    if [ "$cores" -ge 2 ] && [ "${memory_kib:-0}" -ge $((22 * 1024 * 1024)) ]; then echo 2; else echo 1; fi
+}
+WORKER_COUNT="${CDC_TEST_WORKERS:-$(default_workers)}"
 WORKERS=()
-if [ "${CDC_TEST_WORKERS:-2}" -gt 1 ]; then
-    WORKERS=(-n "${CDC_TEST_WORKERS:-2}" --dist loadgroup --no-loadscope-reorder)
+if [ "$WORKER_COUNT" -gt 1 ]; then
+    WORKERS=(-n "$WORKER_COUNT" --dist loadgroup --no-loadscope-reorder)
 fi
 if [ "${1:-}" = "--fast" ]; then
     shift
