@@ -1,5 +1,5 @@
-"""Fixtures the unit and integration tests share. The real parts here start on first use, once per
-session."""
+"""Fixtures the unit and integration tests share, and the groups of pytest-xdist's workers. The real
+parts here start on first use, once per pytest process (each worker is one)."""
 
 from collections.abc import Iterator
 from typing import Any
@@ -51,7 +51,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     modules: dict[str, list[pytest.Item]] = {}
     for item in items:
-        modules.setdefault(item.module.__name__ if item.module else item.nodeid, []).append(item)
+        module = getattr(item, "module", None)  # a test function's; any other item is grouped by its file
+        modules.setdefault(module.__name__ if module else item.nodeid.split("::")[0], []).append(item)
     groups: dict[str, list[pytest.Item]] = {}
     for module_name, module_items in modules.items():
         fixtures = {name for item in module_items for name in item.fixturenames}
