@@ -1,8 +1,8 @@
 """One SparkSession for every Spark test of a pytest process (each pytest-xdist worker has its own);
 dbt builds run inside it through dbtRunner.
 
-A JVM starts once per process (about 20 s); each later build costs seconds. Each build gets its own target
-schema and landing schema, so results of several builds can be compared side by side.
+A JVM starts once per process (about 20 s); each later build costs seconds. Each build gets its
+own target schema and landing schema, so results of several builds can be compared side by side.
 
 The test inputs are tiny (hundreds to a few thousand records), so a build's time is the fixed
 cost of its ~200 Spark queries, not data: Spark is sized for that here (SMALL_INPUT_SPARK_CONF),
