@@ -271,6 +271,7 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
     they are few), then each table is erased in one MERGE, then the tables' files are purged."""
     from pyspark.sql import functions as F
 
+    from cdc_dbt.recovery import catalog_tables
     from cdc_dbt.up_to_date import forget_last_build
 
     schema = settings.schema
@@ -278,7 +279,7 @@ def forget(spark: "SparkSession", settings: Settings, request: ForgetRequest) ->
     def name(table: str) -> str:
         return f"{quoted(schema)}.{quoted(table)}"
 
-    held = {} if not spark.catalog.databaseExists(schema) else table_types(spark, schema)
+    held = {} if not spark.catalog.databaseExists(schema) else catalog_tables(spark, schema)
     if PARSED not in held or DELIVERIES not in held:
         raise ForgetError(f"the schema {schema} (CDC_SCHEMA) holds no build: run `cdc-dbt build` first")
     if ERASURES not in held:
@@ -411,11 +412,6 @@ def erasure_of(
         return rows.get(row_of(record)) or by_key.get((record.get("topic"), record.get("key")), first)
 
     return of
-
-
-def table_types(spark: "SparkSession", schema: str) -> dict[str, str]:
-    """Each table and view of the schema, with its type (MANAGED, EXTERNAL or VIEW)."""
-    return {table.name: str(table.tableType) for table in spark.catalog.listTables(schema) if not table.isTemporary}
 
 
 def row_database(parsed: "DataFrame", request: ForgetRequest, row_key: str, of_key: list[dict[str, Any]]) -> str | None:

@@ -28,7 +28,7 @@ def remove_orphaned_table_folders(spark: SparkSession, schema: str) -> list[str]
     location = spark.sql(f"describe schema `{schema.replace('`', '``')}`").where("info_name = 'Location'").first()
     if location is None:
         return []
-    tables = {table.name.lower() for table in spark.catalog.listTables(schema)}
+    tables = {name.lower() for name in catalog_tables(spark, schema)}
     jvm = spark.sparkContext._jvm
     assert jvm is not None
     schema_path = jvm.org.apache.hadoop.fs.Path(location["info_value"])
@@ -44,3 +44,19 @@ def remove_orphaned_table_folders(spark: SparkSession, schema: str) -> list[str]
     for uri in removed:
         print(f"cdc-dbt: removed {uri}, left by a build killed while creating that table", file=sys.stderr)
     return removed
+
+
+def catalog_tables(spark: SparkSession, schema: str) -> dict[str, str]:
+    """Each table and view of `schema` in the current catalog, with its type (MANAGED, EXTERNAL or
+    VIEW); no temporary view. By SQL and one lookup per table rather than `spark.catalog.listTables`,
+    whose rows Spark decodes by generated code: it fails where expressions are interpreted
+    (`spark.sql.codegen.factoryMode=NO_CODEGEN`, as the test suite's session runs)."""
+    listed = spark.sql(f"show tables in {quoted(schema)}").where("not isTemporary").collect()
+    return {
+        row["tableName"]: spark.catalog.getTable(f"{quoted(schema)}.{quoted(row['tableName'])}").tableType
+        for row in listed
+    }
+
+
+def quoted(identifier: str) -> str:
+    return "`" + identifier.replace("`", "``") + "`"
