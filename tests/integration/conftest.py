@@ -38,11 +38,9 @@ SMALL_INPUT_SPARK_CONF = {
     # Compiling a query's generated Java (and then JIT-compiling it) costs more than running it
     # on a few hundred rows: a data test's query runs 1.5-3x faster interpreted.
     "spark.sql.codegen.wholeStage": "false",
-    # Not the expression code each task generates too (spark.sql.codegen.factoryMode=NO_CODEGEN,
-    # an internal setting; 0.91 of five modules' time): the interpreted path cannot build
-    # `spark.catalog.listTables()`'s rows (EXPRESSION_DECODING_FAILED), which forget and recovery use.
-    # That code is the same for the same model or test in every build: keep all of it compiled
-    # (Spark keeps 100), a demo build is then about 10% faster.
+    # The expression code each query generates is the same for the same model or test in every
+    # build: keep all of it compiled (Spark keeps 100), a demo build is then about 10% faster. The
+    # suite's own session interprets expressions instead (SUITE_SESSION_JVM).
     "spark.sql.codegen.cache.maxEntries": "5000",
     # Re-planning each stage after its shuffle pays off on data, not on tests' small inputs.
     "spark.sql.adaptive.enabled": "false",
@@ -89,6 +87,12 @@ SUITE_SESSION_JVM = {
     # the suite's warehouse by its catalog; the tests that start `cdc-dbt` (test_cli.py, the README's
     # commands, the warm server, killed builds, land, Iceberg) run on the product's metastore.
     "spark.sql.catalogImplementation": "in-memory",
+    # Expressions interpreted, never compiled to Java (an internal setting; Spark's own tests run
+    # both paths for the same results): no class to generate, compile and then JIT-compile per
+    # query. Six Spark test modules in one process, busy CPU-seconds of the machine: 446 against
+    # 458-511 in three runs compiled (2026-12-07). The `cdc-dbt` processes tests start keep the
+    # product's compiled expressions.
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
 """The suite's session lives the whole run (over 40 builds): C2's code pays back there. Its
 catalog lives with it."""
