@@ -37,6 +37,9 @@ pytestmark = pytest.mark.slow
 
 VENV_BIN = Path(sys.executable).parent
 SCHEMA = "cdc"
+CLIENT_PAUSE_SECONDS = 1.0
+"""Between a client's queries while a build runs: each answer is two scans in the server's one JVM,
+so clients that ask without a pause take the CPU the build needs."""
 
 
 def free_port() -> int:
@@ -256,7 +259,7 @@ def test_clients_querying_during_a_build_see_each_table_before_or_after_it(
                 # Whole enough to name a server-side class: a session close once failed with a
                 # NoClassDefFoundError whose class a shorter excerpt cut off.
                 errors.append(str(error)[:3000])
-            time.sleep(0.2)
+            time.sleep(CLIENT_PAUSE_SECONDS)
 
     clients = [threading.Thread(target=keep_querying) for _ in range(2)]
     for client in clients:
