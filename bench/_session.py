@@ -1,12 +1,14 @@
-"""What the benchmarks that build in their own process share: a scratch folder, and the product's
-own SparkSession over it (`cdc_dbt.session.build_session`: the UDFs registered, the embedded local
-Spark, the packaged dbt project), stopped and removed when the benchmark ends, failed or not.
+"""What the benchmarks that build in their own process share: a scratch folder, a worktree of a
+baseline commit, and the product's own SparkSession over it (`cdc_dbt.session.build_session`: the
+UDFs registered, the embedded local Spark, the packaged dbt project), stopped and removed when the
+benchmark ends, failed or not.
 
 cdc_dbt is imported when a session starts, not before: a benchmark's parent process, which only
 starts children, never loads pyspark.
 """
 
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -27,6 +29,18 @@ def scratch_folder(prefix: str) -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def baseline_worktree(ref: str, tree: Path) -> Iterator[Path]:
+    """Commit `ref` of this checkout checked out at `tree` (a git worktree), removed at the end."""
+    checkout = Path(__file__).resolve().parents[1]
+    added = ["git", "worktree", "add", "--detach", str(tree), ref]
+    subprocess.run(added, cwd=checkout, check=True, capture_output=True)
+    try:
+        yield tree
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=checkout, check=True)
 
 
 def bench_settings(landing: Path, work: Path) -> "Settings":

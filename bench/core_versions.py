@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _session import baseline_worktree
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 BATCH_ROWS = 10_000
 """Rows per Arrow batch, as Spark sends them (`spark.sql.execution.arrow.maxRecordsPerBatch`)."""
@@ -168,21 +170,12 @@ def main() -> int:
         with lines_file.open("w", encoding="utf-8") as lines:
             for path in sorted((work / "landing").rglob("*.json")):
                 lines.write(path.read_text(encoding="utf-8"))
-        baseline_tree = work / "baseline"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", str(baseline_tree), arguments.baseline],
-            cwd=REPOSITORY,
-            check=True,
-            capture_output=True,
-        )
-        try:
+        with baseline_worktree(arguments.baseline, work / "baseline") as baseline_tree:
             results: dict[str, list[dict[str, object]]] = {"baseline": [], "current": []}
             for round_number in range(arguments.rounds):
                 for version, tree in (("baseline", baseline_tree), ("current", REPOSITORY)):
                     results[version].append(run_child(tree, lines_file))
                 print(f"round {round_number + 1} of {arguments.rounds} done", flush=True)
-        finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(baseline_tree)], cwd=REPOSITORY, check=True)
 
     first = results["current"][0]
     print(f"\n{first['lines']:,} kcat lines, {first['records']:,} records parsed")

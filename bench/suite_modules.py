@@ -17,13 +17,13 @@ baseline. Every run must pass.
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from _session import baseline_worktree, scratch_folder
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 SHARED = CHECKOUT.parent / "shared"
@@ -59,16 +59,6 @@ def timed_pytest(tree: Path, tests: list[str], log: Path) -> RunCost:
     return cost
 
 
-def baseline_tree(ref: str, folder: Path) -> Path:
-    """A worktree of `ref` in `folder`, with `../shared` beside it (the corpus tests read it)."""
-    tree = folder / "baseline"
-    added = ["git", "worktree", "add", "--detach", str(tree), ref]
-    subprocess.run(added, cwd=CHECKOUT, capture_output=True, check=True)
-    if SHARED.is_dir():
-        (folder / "shared").symlink_to(SHARED, target_is_directory=True)
-    return tree
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", required=True, help="a commit of this checkout")
@@ -76,21 +66,21 @@ def main() -> None:
     parser.add_argument("tests", nargs="+", help="test files or node ids, relative to the checkout")
     args = parser.parse_args()
 
-    folder = Path(tempfile.mkdtemp(prefix="cdc-dbt-bench-suite-"))
-    tree = baseline_tree(args.baseline, folder)
-    trees = {"baseline": tree, "checkout": CHECKOUT}
     costs: dict[str, list[RunCost]] = {"baseline": [], "checkout": []}
-    try:
-        for round_number in range(1, args.repeat + 1):
-            order = ["baseline", "checkout"] if round_number % 2 else ["checkout", "baseline"]
-            for version in order:
-                cost = timed_pytest(trees[version], args.tests, folder / f"{version}-{round_number}.log")
-                costs[version].append(cost)
-                label = args.baseline if version == "baseline" else "this checkout"
-                print(f"round {round_number}, {label:<14}: busy CPU {cost.busy_cpu:7.1f} s, wall {cost.wall:6.1f} s")
-    finally:
-        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=CHECKOUT, capture_output=True)
-        shutil.rmtree(folder, ignore_errors=True)
+    with scratch_folder("cdc-dbt-bench-suite-") as folder:
+        if SHARED.is_dir():  # beside the baseline as beside a checkout: the corpus tests read it
+            (folder / "shared").symlink_to(SHARED, target_is_directory=True)
+        with baseline_worktree(args.baseline, folder / "baseline") as tree:
+            trees = {"baseline": tree, "checkout": CHECKOUT}
+            for round_number in range(1, args.repeat + 1):
+                order = ["baseline", "checkout"] if round_number % 2 else ["checkout", "baseline"]
+                for version in order:
+                    cost = timed_pytest(trees[version], args.tests, folder / f"{version}-{round_number}.log")
+                    costs[version].append(cost)
+                    label = args.baseline if version == "baseline" else "this checkout"
+                    print(
+                        f"round {round_number}, {label:<14}: busy CPU {cost.busy_cpu:7.1f} s, wall {cost.wall:6.1f} s"
+                    )
 
     best = {version: min(runs, key=lambda cost: cost.busy_cpu) for version, runs in costs.items()}
     base, checkout = best["baseline"], best["checkout"]
