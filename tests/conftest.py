@@ -18,16 +18,19 @@ def schema_registry_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield server
 
 
-SHARED_BUILD_FIXTURE = "demo_build"
+SHARED_BUILD_FIXTURES = {"demo_build": "demo", "corpus_build": "corpus"}
+"""Builds of the session that several modules read, and the group of their modules."""
 REAL_PARTS_FIXTURES = frozenset({"kafka_broker", "schema_registry_server"})
 
 
 def worker_group(module_fixtures: set[str], module_name: str) -> str:
-    """The pytest-xdist group of a test module: every module using the demo's build on one worker,
-    so that it is built once; the modules of the session's real parts (a broker, a registry) on
-    one worker, so that each starts once more at most; any other module on its own."""
-    if SHARED_BUILD_FIXTURE in module_fixtures:
-        return "demo"
+    """The pytest-xdist group of a test module: every module using a shared build (the demo's, the
+    corpus') on one worker, so that it is built once; the modules of the session's real parts (a
+    broker, a registry) on one worker, so that each starts once more at most; any other module on
+    its own."""
+    for fixture, group in SHARED_BUILD_FIXTURES.items():
+        if fixture in module_fixtures:
+            return group
     if module_fixtures & REAL_PARTS_FIXTURES:
         return "real-parts"
     return module_name

@@ -13,6 +13,7 @@ configuration.
 
 import atexit
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -33,6 +34,7 @@ from cdc_dbt.project_files import copy_dbt_project
 from cdc_dbt.session import SPARK_CONF_DIR, build_session
 from cdc_dbt.settings import PACKAGE_PROJECT_DIR, Settings, profiles_dir_of
 from tests.build_times import BUILD_TIMES, build_time
+from tests.kcat import write_kcat_file
 
 SMALL_INPUT_SPARK_CONF = {
     # Compiling a query's generated Java (and then JIT-compiling it) costs more than running it
@@ -330,3 +332,28 @@ def demo_build(dbt_project: DbtProject) -> Build:
     need one build, not every one), and the demo's typed marts: their data tests run here on the
     generator's streams, so the other builds of generated streams leave them out."""
     return dbt_project.build(DEMO_LANDING, schema="demo", example_marts=True, unit_tests=True)
+
+
+CORPUS_MODULES = (
+    "tests.integration.test_corpus_arroyo_paimon_doris",
+    "tests.integration.test_corpus_debezium_others",
+    "tests.integration.test_corpus_flink",
+    "tests.integration.test_corpus_mongodb",
+)
+"""The corpus modules that share one build (corpus_build): each lands its files with its
+`landing_files()`, no two of them on a topic or source identity (source_db, source_table) of another."""
+
+
+@pytest.fixture(scope="session")
+def corpus_build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The real connector messages of CORPUS_MODULES, each module's files in a folder of its own of
+    one landing, built once with the demo's typed marts and data tests: a build of a few hundred
+    records costs its fixed cost, so four builds cost nearly four times one. Each module reads the
+    rows of its own topics (tests/integration/corpus_tables.py)."""
+    # A quote and a space in the landing path: it reaches SQL only as an escaped string literal.
+    landing = tmp_path_factory.mktemp("corpus") / "o'brien's landing"
+    for module_name in CORPUS_MODULES:
+        module = importlib.import_module(module_name)
+        for file_name, records in module.landing_files().items():
+            write_kcat_file(landing / module_name.rsplit(".", 1)[-1] / file_name, records)
+    return dbt_project.build(landing, schema="corpus", example_marts=True)

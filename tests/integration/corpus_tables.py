@@ -1,6 +1,6 @@
-"""The core tables of a corpus build, read once into Python for a module's assertions: what the
-corpus tests (test_corpus_debezium_others.py, test_corpus_arroyo_paimon_doris.py) compare with
-each folder's expected results."""
+"""The core tables of the corpus build (conftest.py's corpus_build), read once into Python for a
+module's assertions, only the rows of the topics it landed: what the corpus tests compare with each
+folder's expected results."""
 
 import json
 from dataclasses import dataclass
@@ -35,23 +35,28 @@ def of_source(row: dict[str, Any], source_db: str, source_table: str | None) -> 
     return row["source_db"] == source_db and source_table in (None, row["source_table"])
 
 
-def corpus_tables(build: Build) -> CorpusTables:
+def corpus_tables(build: Build, topics: set[str]) -> CorpusTables:
+    """The rows of `topics` in each core table: what one module landed, whatever the others did."""
+
+    def rows(query: str) -> list[dict[str, Any]]:
+        return [row for row in build.rows(query) if row["topic"] in topics]
+
     return CorpusTables(
-        changes=build.rows(
+        changes=rows(
             "select topic, `offset`, connector, source_db, source_table, op, row_key, before, after,"
             " changed_columns, patch, source_snapshot, unix_millis(source_ts) as source_ts_ms"
             " from `{schema}`.cdc_changes"
         ),
-        current=build.rows(
+        current=rows(
             "select source_db, source_table, row_key, row, op, unix_millis(source_ts) as source_ts_ms, topic, `offset`"
             " from `{schema}`.cdc_current"
         ),
-        history=build.rows(
+        history=rows(
             "select source_db, source_table, row_key, row, version, unix_millis(valid_from) as valid_from_ms,"
             " unix_millis(valid_to) as valid_to_ms, is_current, ended_by, topic, `offset` from `{schema}`.cdc_history"
         ),
-        quarantine=build.rows("select topic, `offset`, key, payload, reason from `{schema}`.cdc_quarantine"),
-        parsed=build.rows("select topic, `offset`, outcome, ignore_class, reason from `{schema}`.int_records_parsed"),
+        quarantine=rows("select topic, `offset`, key, payload, reason from `{schema}`.cdc_quarantine"),
+        parsed=rows("select topic, `offset`, outcome, ignore_class, reason from `{schema}`.int_records_parsed"),
     )
 
 

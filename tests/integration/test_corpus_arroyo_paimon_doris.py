@@ -13,7 +13,8 @@
 
 A build costs tens of seconds, so every file lands in one landing folder, each as one kcat file on
 a topic of its own (the include file's four tables share the one topic their test wrote them to),
-and one module-scoped build reads them all. No two files share a source identity (source_db,
+and one build reads them all, the other corpus modules' files too (conftest.py's corpus_build;
+each module reads its own topics' rows). No two files share a source identity (source_db,
 source_table), so no renaming is needed.
 
 None of the files carries Kafka keys (the authors' loaders produce values only). Debezium keys each
@@ -35,15 +36,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from decimal import Decimal
 from itertools import pairwise
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.corpus import corpus_lines
-from tests.integration.conftest import Build, DbtProject
+from tests.integration.conftest import Build
 from tests.integration.corpus_tables import CorpusTables, corpus_tables, document
-from tests.kcat import KafkaRecord, write_kcat_file
+from tests.kcat import KafkaRecord
 
 ARROYO = "arroyo-debezium-pg"
 PAIMON = "paimon-debezium-mysql"
@@ -215,16 +215,8 @@ def all_records() -> list[KafkaRecord]:
 
 
 @pytest.fixture(scope="module")
-def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
-    landing_dir: Path = tmp_path_factory.mktemp("arroyo_paimon_doris")
-    for name, records in landing_files().items():
-        write_kcat_file(landing_dir / name, records)
-    return dbt_project.build(landing_dir, schema="arroyo_paimon_doris")
-
-
-@pytest.fixture(scope="module")
-def tables(build: Build) -> CorpusTables:
-    return corpus_tables(build)
+def tables(corpus_build: Build) -> CorpusTables:
+    return corpus_tables(corpus_build, {record.topic for record in all_records()})
 
 
 # --- every folder: nothing lost -------------------------------------------------------------------

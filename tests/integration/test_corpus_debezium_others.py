@@ -10,8 +10,9 @@
   messages `m`) and MongoDB examples; illustrations whose timestamps and positions are inconsistent
   across examples (SOURCE.txt), so they test shapes and what lands where, never order across them.
 
-A build costs about a minute, so every corpus file lands in the same landing folder, each as one
-kcat file, and one module-scoped build reads them all. Each file has its own topic, except where the
+A build costs about a minute, so every corpus file lands in one landing folder, each as one kcat
+file, and one build reads them all, the other corpus modules' files too (conftest.py's
+corpus_build; each module reads its own topics' rows). Each file has its own topic, except where the
 authors' test wrote several files to one topic one after another (the schema-evolution batches and
 the null-value pair): their MySQL events carry no binlog coordinates (`"file": ""`, `"pos": 0`),
 so they are ordered by Kafka position, and Kafka's offset order is the order of their events
@@ -35,15 +36,14 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.corpus import corpus_lines
-from tests.integration.conftest import Build, DbtProject
+from tests.integration.conftest import Build
 from tests.integration.corpus_tables import CorpusTables, corpus_tables, document
-from tests.kcat import KafkaRecord, write_kcat_file
+from tests.kcat import KafkaRecord
 
 PAIMON_MONGODB = "paimon-debezium-mongodb"
 EVOLUTION = "paimon-debezium-schemaevolution"
@@ -251,16 +251,8 @@ def all_records() -> list[KafkaRecord]:
 
 
 @pytest.fixture(scope="module")
-def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
-    landing_dir: Path = tmp_path_factory.mktemp("debezium_others")
-    for name, records in landing_files().items():
-        write_kcat_file(landing_dir / f"{name}.json", records)
-    return dbt_project.build(landing_dir, schema="debezium_others", example_marts=True)
-
-
-@pytest.fixture(scope="module")
-def tables(build: Build) -> CorpusTables:
-    return corpus_tables(build)
+def tables(corpus_build: Build) -> CorpusTables:
+    return corpus_tables(corpus_build, {record.topic for record in all_records()})
 
 
 # --- every folder: what lands where ---------------------------------------------------------------

@@ -9,20 +9,20 @@ in one partition of its own topic, keyed `{"id": ...}` from the row, and must gi
 Flink's changelog implies; the PostgreSQL streams also every SCD2 version derived from it (its
 validity times are PostgreSQL's).
 
-All five land in one build: each stream's `source.db` is renamed after the stream, so the same
-table and keys in five databases must stay five independent sets of rows.
+All five land in one build, with the other corpus modules' files (conftest.py's corpus_build): each
+stream's `source.db` is renamed after the stream, so the same table and keys in five databases
+must stay five independent sets of rows.
 """
 
 import json
 import struct
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.corpus import corpus_lines
-from tests.integration.conftest import Build, DbtProject
-from tests.kcat import KafkaRecord, write_kcat_file
+from tests.integration.conftest import Build
+from tests.integration.corpus_tables import CorpusTables, corpus_tables
+from tests.kcat import KafkaRecord
 
 POSTGRES_STREAMS = {
     "schema_include": "debezium-postgres-data-schema-include.txt",
@@ -71,19 +71,22 @@ def in_database(line: str, database: str) -> str:
     return json.dumps(message)
 
 
-@pytest.fixture(scope="module")
-def flink_build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
-    landing_dir: Path = tmp_path_factory.mktemp("flink")
-    for stream, file_name in STREAMS.items():
-        lines = corpus_lines("flink-json", file_name)
-        records = [
+def landing_files() -> dict[str, list[KafkaRecord]]:
+    """Each stream's records, by kcat file name."""
+    return {
+        f"{stream}.json": [
             KafkaRecord(
                 f"{stream}.inventory.products", 0, offset, json.dumps({"id": row_id}), in_database(line, stream)
             )
-            for offset, (row_id, line) in enumerate(zip(row_ids(), lines, strict=True))
+            for offset, (row_id, line) in enumerate(zip(row_ids(), corpus_lines("flink-json", file_name), strict=True))
         ]
-        write_kcat_file(landing_dir / f"{stream}.json", records)
-    return dbt_project.build(landing_dir, schema="flink")
+        for stream, file_name in STREAMS.items()
+    }
+
+
+@pytest.fixture(scope="module")
+def tables(corpus_build: Build) -> CorpusTables:
+    return corpus_tables(corpus_build, {f"{stream}.inventory.products" for stream in STREAMS})
 
 
 @pytest.fixture(params=list(STREAMS))
@@ -102,16 +105,15 @@ def as_float32(weight: float) -> float:
     return float(struct.unpack("f", struct.pack("f", weight))[0])
 
 
-def test_every_event_becomes_a_change(flink_build: Build, stream: str) -> None:
-    changes = flink_build.rows(f"select source_table from `{{schema}}`.cdc_changes where source_db = '{stream}'")
+def test_every_event_becomes_a_change(tables: CorpusTables, stream: str) -> None:
+    changes = [change for change in tables.changes if change["source_db"] == stream]
     assert len(changes) == 16
     assert {change["source_table"] for change in changes} == {source_table(stream)}
-    assert flink_build.table("cdc_quarantine") == []
+    assert tables.quarantine == []
 
 
-def test_current_state_is_flinks_final_state(flink_build: Build, stream: str) -> None:
-    current = flink_build.rows(f"select row from `{{schema}}`.cdc_current where source_db = '{stream}'")
-    actual = [product(row["row"]) for row in current]
+def test_current_state_is_flinks_final_state(tables: CorpusTables, stream: str) -> None:
+    actual = [product(row["row"]) for row in tables.current_of(stream)]
     expected = [expected_product(row) for row in expected_rows("debezium-expected-final-state.txt")]
     if stream in MYSQL_STREAMS:
         actual = [(*values, as_float32(weight)) for *values, weight in actual]
@@ -120,14 +122,10 @@ def test_current_state_is_flinks_final_state(flink_build: Build, stream: str) ->
 
 
 @pytest.mark.parametrize("stream", list(POSTGRES_STREAMS))
-def test_history_holds_every_derived_scd2_version(flink_build: Build, stream: str) -> None:
-    history = flink_build.rows(
-        "select row, unix_millis(valid_from) as valid_from_ms, unix_millis(valid_to) as valid_to_ms,"
-        f" is_current from `{{schema}}`.cdc_history where source_db = '{stream}'"
-    )
+def test_history_holds_every_derived_scd2_version(tables: CorpusTables, stream: str) -> None:
     actual = {
         (*product(version["row"]), version["valid_from_ms"], version["valid_to_ms"], version["is_current"])
-        for version in history
+        for version in tables.history_of(stream)
     }
     expected = {
         (
@@ -141,9 +139,6 @@ def test_history_holds_every_derived_scd2_version(flink_build: Build, stream: st
     assert actual == expected
 
 
-def test_deleted_row_has_no_current_version_and_ends_by_delete(flink_build: Build, stream: str) -> None:
-    versions: list[dict[str, Any]] = flink_build.rows(
-        "select version, ended_by, is_current from `{schema}`.cdc_history"
-        f""" where source_db = '{stream}' and row_key = '{{{{"id":111}}}}' order by version"""
-    )
+def test_deleted_row_has_no_current_version_and_ends_by_delete(tables: CorpusTables, stream: str) -> None:
+    versions = [version for version in tables.history_of(stream) if version["row_key"] == '{"id":111}']
     assert [(v["version"], v["ended_by"], v["is_current"]) for v in versions] == [(1, "u", False), (2, "d", False)]

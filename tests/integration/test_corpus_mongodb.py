@@ -5,27 +5,28 @@ to the previous document, exactly as the derived version table in expected.txt s
 """
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.corpus import corpus_lines
-from tests.integration.conftest import Build, DbtProject
-from tests.kcat import KafkaRecord, write_kcat_file
+from tests.integration.conftest import Build
+from tests.integration.corpus_tables import CorpusTables, corpus_tables
+from tests.kcat import KafkaRecord
 
 FOLDER = "zeromicro-cds-debezium-mongodb-1x"
 COLUMNS = ("_id", "a", "create", "b", "c", "thedate")
+TOPIC = "cds.inventory.inventory"
+
+
+def landing_files() -> dict[str, list[KafkaRecord]]:
+    lines = corpus_lines(FOLDER, "debezium-mongodb-1.1.1-sequence.jsonl")
+    return {"mongo.json": [KafkaRecord(TOPIC, 0, offset, None, line) for offset, line in enumerate(lines)]}
 
 
 @pytest.fixture(scope="module")
-def mongo_build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
-    # A quote and a space in the landing path: it reaches SQL only as an escaped string literal.
-    landing: Path = tmp_path_factory.mktemp("mongodb") / "o'brien's landing"
-    lines = corpus_lines(FOLDER, "debezium-mongodb-1.1.1-sequence.jsonl")
-    records = [KafkaRecord("cds.inventory.inventory", 0, offset, None, line) for offset, line in enumerate(lines)]
-    write_kcat_file(landing / "mongo.json", records)
-    return dbt_project.build(landing, schema="mongodb")
+def tables(corpus_build: Build) -> CorpusTables:
+    return corpus_tables(corpus_build, {TOPIC})
 
 
 def expected_versions() -> list[dict[str, Any]]:
@@ -43,16 +44,13 @@ def expected_versions() -> list[dict[str, Any]]:
     return versions
 
 
-def test_patches_apply_to_the_previous_document(mongo_build: Build) -> None:
-    history = mongo_build.rows(
-        "select version, unix_millis(valid_from) as valid_from, unix_millis(valid_to) as valid_to, row, ended_by"
-        " from `{schema}`.cdc_history order by version"
-    )
+def test_patches_apply_to_the_previous_document(tables: CorpusTables) -> None:
+    history = sorted(tables.history, key=lambda version: version["version"])
     actual = [
         {
             "version": version["version"],
-            "valid_from": version["valid_from"],
-            "valid_to": version["valid_to"],
+            "valid_from": version["valid_from_ms"],
+            "valid_to": version["valid_to_ms"],
             **{column: value for column, value in json.loads(version["row"]).items() if value is not None},
         }
         for version in history
@@ -61,6 +59,6 @@ def test_patches_apply_to_the_previous_document(mongo_build: Build) -> None:
     assert [version["ended_by"] for version in history] == ["u", "u", "d"]
 
 
-def test_deleted_document_has_no_current_row(mongo_build: Build) -> None:
-    assert mongo_build.table("cdc_current") == []
-    assert mongo_build.table("cdc_quarantine") == []
+def test_deleted_document_has_no_current_row(tables: CorpusTables) -> None:
+    assert tables.current == []
+    assert tables.quarantine == []
