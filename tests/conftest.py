@@ -18,7 +18,7 @@ def schema_registry_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield server
 
 
-SHARED_BUILD_FIXTURES = {"demo_build": "demo", "corpus_build": "corpus"}
+SHARED_BUILD_FIXTURES = {"demo_build": "demo", "combined_build": "combined"}
 """Builds of the session that several modules read, and the group of their modules."""
 REAL_PARTS_FIXTURES = frozenset({"kafka_broker", "schema_registry_server"})
 

@@ -334,26 +334,29 @@ def demo_build(dbt_project: DbtProject) -> Build:
     return dbt_project.build(DEMO_LANDING, schema="demo", example_marts=True, unit_tests=True)
 
 
-CORPUS_MODULES = (
+COMBINED_BUILD_MODULES = (
     "tests.integration.test_corpus_arroyo_paimon_doris",
     "tests.integration.test_corpus_debezium_others",
     "tests.integration.test_corpus_flink",
     "tests.integration.test_corpus_mongodb",
+    "tests.integration.test_connector_positions",
+    "tests.integration.test_exact_decimals",
 )
-"""The corpus modules that share one build (corpus_build): each lands its files with its
-`landing_files()`, no two of them on a topic or source identity (source_db, source_table) of another."""
+"""The modules whose landings share one build (combined_build): each lands its files with its
+`landing_files()`, none on a topic or source identity (source_db, source_table) of another."""
 
 
 @pytest.fixture(scope="session")
-def corpus_build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
-    """The real connector messages of CORPUS_MODULES, each module's files in a folder of its own of
-    one landing, built once with the demo's typed marts and data tests: a build of a few hundred
-    records costs its fixed cost, so four builds cost nearly four times one. Each module reads the
-    rows of its own topics (tests/integration/corpus_tables.py)."""
+def combined_build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
+    """The landings of COMBINED_BUILD_MODULES (the corpora's real connector messages, events made
+    for a property), each module's files in a folder of its own of one landing, built once with the
+    demo's typed marts and data tests: a build of a few hundred records costs its fixed cost, so
+    six builds cost nearly six times one. Each module reads the rows of its own topics or sources
+    (tests/integration/corpus_tables.py)."""
     # A quote and a space in the landing path: it reaches SQL only as an escaped string literal.
-    landing = tmp_path_factory.mktemp("corpus") / "o'brien's landing"
-    for module_name in CORPUS_MODULES:
+    landing = tmp_path_factory.mktemp("combined") / "o'brien's landing"
+    for module_name in COMBINED_BUILD_MODULES:
         module = importlib.import_module(module_name)
         for file_name, records in module.landing_files().items():
             write_kcat_file(landing / module_name.rsplit(".", 1)[-1] / file_name, records)
-    return dbt_project.build(landing, schema="corpus", example_marts=True)
+    return dbt_project.build(landing, schema="combined", example_marts=True)

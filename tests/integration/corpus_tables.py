@@ -1,6 +1,6 @@
-"""The core tables of the corpus build (conftest.py's corpus_build), read once into Python for a
-module's assertions, only the rows of the topics it landed: what the corpus tests compare with each
-folder's expected results."""
+"""The core tables of the combined build of several modules' landings (conftest.py's
+combined_build), read once into Python for a module's assertions, only the rows of the topics it
+landed: what the corpus tests compare with each folder's expected results."""
 
 import json
 from dataclasses import dataclass

@@ -14,13 +14,12 @@ Each connector writes its own `source.db`, so the rows never mix.
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.integration.conftest import Build, DbtProject
-from tests.kcat import KafkaRecord, write_kcat_file
+from tests.integration.conftest import Build
+from tests.kcat import KafkaRecord
 
 KEY = '{"id":1}'
 SNAPSHOT_TS_MS = 1_700_000_000_000
@@ -147,12 +146,15 @@ def landed_records(stream: Stream) -> list[KafkaRecord]:
     return [*records, KafkaRecord(stream.topic, 0, len(records), KEY, stream.payloads[2])]
 
 
+def landing_files() -> dict[str, list[KafkaRecord]]:
+    """Each connector's stream, by kcat file name: built in conftest.py's combined_build, each
+    stream's rows read by its own source database."""
+    return {f"{stream.topic}.json": landed_records(stream) for stream in STREAMS.values()}
+
+
 @pytest.fixture(scope="module")
-def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
-    landing_dir: Path = tmp_path_factory.mktemp("connector_positions")
-    for stream in STREAMS.values():
-        write_kcat_file(landing_dir / f"{stream.topic}.json", landed_records(stream))
-    return dbt_project.build(landing_dir, schema="connector_positions", select="+cdc_current +cdc_history")
+def build(combined_build: Build) -> Build:
+    return combined_build
 
 
 @pytest.mark.parametrize("connector", list(STREAMS))

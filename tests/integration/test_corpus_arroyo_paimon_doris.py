@@ -13,8 +13,8 @@
 
 A build costs tens of seconds, so every file lands in one landing folder, each as one kcat file on
 a topic of its own (the include file's four tables share the one topic their test wrote them to),
-and one build reads them all, the other corpus modules' files too (conftest.py's corpus_build;
-each module reads its own topics' rows). No two files share a source identity (source_db,
+and one build reads them all, other modules' files too (conftest.py's combined_build; each
+module reads its own topics' rows). No two files share a source identity (source_db,
 source_table), so no renaming is needed.
 
 None of the files carries Kafka keys (the authors' loaders produce values only). Debezium keys each
@@ -215,8 +215,8 @@ def all_records() -> list[KafkaRecord]:
 
 
 @pytest.fixture(scope="module")
-def tables(corpus_build: Build) -> CorpusTables:
-    return corpus_tables(corpus_build, {record.topic for record in all_records()})
+def tables(combined_build: Build) -> CorpusTables:
+    return corpus_tables(combined_build, {record.topic for record in all_records()})
 
 
 # --- every folder: nothing lost -------------------------------------------------------------------

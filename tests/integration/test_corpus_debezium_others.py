@@ -11,8 +11,8 @@
   across examples (SOURCE.txt), so they test shapes and what lands where, never order across them.
 
 A build costs about a minute, so every corpus file lands in one landing folder, each as one kcat
-file, and one build reads them all, the other corpus modules' files too (conftest.py's
-corpus_build; each module reads its own topics' rows). Each file has its own topic, except where the
+file, and one build reads them all, other modules' files too (conftest.py's combined_build; each
+module reads its own topics' rows). Each file has its own topic, except where the
 authors' test wrote several files to one topic one after another (the schema-evolution batches and
 the null-value pair): their MySQL events carry no binlog coordinates (`"file": ""`, `"pos": 0`),
 so they are ordered by Kafka position, and Kafka's offset order is the order of their events
@@ -251,8 +251,8 @@ def all_records() -> list[KafkaRecord]:
 
 
 @pytest.fixture(scope="module")
-def tables(corpus_build: Build) -> CorpusTables:
-    return corpus_tables(corpus_build, {record.topic for record in all_records()})
+def tables(combined_build: Build) -> CorpusTables:
+    return corpus_tables(combined_build, {record.topic for record in all_records()})
 
 
 # --- every folder: what lands where ---------------------------------------------------------------

@@ -9,7 +9,7 @@ in one partition of its own topic, keyed `{"id": ...}` from the row, and must gi
 Flink's changelog implies; the PostgreSQL streams also every SCD2 version derived from it (its
 validity times are PostgreSQL's).
 
-All five land in one build, with the other corpus modules' files (conftest.py's corpus_build): each
+All five land in one build, with other modules' files (conftest.py's combined_build): each
 stream's `source.db` is renamed after the stream, so the same table and keys in five databases
 must stay five independent sets of rows.
 """
@@ -85,8 +85,8 @@ def landing_files() -> dict[str, list[KafkaRecord]]:
 
 
 @pytest.fixture(scope="module")
-def tables(corpus_build: Build) -> CorpusTables:
-    return corpus_tables(corpus_build, {f"{stream}.inventory.products" for stream in STREAMS})
+def tables(combined_build: Build) -> CorpusTables:
+    return corpus_tables(combined_build, {f"{stream}.inventory.products" for stream in STREAMS})
 
 
 @pytest.fixture(params=list(STREAMS))

@@ -25,8 +25,8 @@ def landing_files() -> dict[str, list[KafkaRecord]]:
 
 
 @pytest.fixture(scope="module")
-def tables(corpus_build: Build) -> CorpusTables:
-    return corpus_tables(corpus_build, {TOPIC})
+def tables(combined_build: Build) -> CorpusTables:
+    return corpus_tables(combined_build, {TOPIC})
 
 
 def expected_versions() -> list[dict[str, Any]]:

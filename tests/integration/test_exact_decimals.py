@@ -13,12 +13,11 @@ doubles before they land).
 
 import json
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import Build, DbtProject
-from tests.kcat import KafkaRecord, write_kcat_file
+from tests.integration.conftest import Build
+from tests.kcat import KafkaRecord
 
 TOPIC = "exact_decimals.shop.ledger"
 AMOUNT = "123456789876543212345678987654321.110"
@@ -48,15 +47,18 @@ def envelope(after: str) -> str:
     return f'{{"before":null,"after":{after},"source":{source},"op":"c","ts_ms":1700000000005}}'
 
 
-@pytest.fixture(scope="module")
-def build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFactory) -> Build:
-    landing_dir: Path = tmp_path_factory.mktemp("exact_decimals")
+def landing_files() -> dict[str, list[KafkaRecord]]:
+    """Two rows of shop.ledger, by kcat file name: built in conftest.py's combined_build."""
     records = [
         KafkaRecord(TOPIC, 0, 0, '{"id":1}', with_converter_schema(f'{{"id":1,"amount":{AMOUNT},"price":19.9}}')),
         KafkaRecord(TOPIC, 0, 1, '{"id":2}', envelope(f'{{"id":2,"amount":{AMOUNT},"tiny":{TINY},"big":{BIG}}}')),
     ]
-    write_kcat_file(landing_dir / f"{TOPIC}.json", records)
-    return dbt_project.build(landing_dir, schema="exact_decimals", select="+cdc_current +cdc_history")
+    return {f"{TOPIC}.json": records}
+
+
+@pytest.fixture(scope="module")
+def build(combined_build: Build) -> Build:
+    return combined_build
 
 
 def test_decimal_json_numbers_cast_to_decimal_38_with_every_digit(build: Build) -> None:
