@@ -357,6 +357,10 @@ def combined_build(dbt_project: DbtProject, tmp_path_factory: pytest.TempPathFac
     landing = tmp_path_factory.mktemp("combined") / "o'brien's landing"
     for module_name in COMBINED_BUILD_MODULES:
         module = importlib.import_module(module_name)
-        for file_name, records in module.landing_files().items():
+        try:
+            files = module.landing_files()
+        except pytest.skip.Exception:  # no ../shared/corpus: its modules skip, the others still build
+            continue
+        for file_name, records in files.items():
             write_kcat_file(landing / module_name.rsplit(".", 1)[-1] / file_name, records)
     return dbt_project.build(landing, schema="combined", example_marts=True)
